@@ -1,0 +1,61 @@
+// Element types, their sizes and names, and the scalar conversions every tier shares.
+#pragma once
+
+#include <complex>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace fourfold {
+
+// f64 is not one of the product's storage types: it exists so that the float64 reference tier can hand
+// back its results unrounded, which is what the correctness record compares against.
+enum class DType : uint8_t { f32, f16, bf16, f8_e4m3fn, f8_e5m2, complex64, i32, i64, boolean, f64 };
+
+inline constexpr int kDTypeCount = 10;
+
+size_t dtype_size(DType dtype);
+std::string_view dtype_name(DType dtype);       // PyTorch's spelling: "float32", "bfloat16", "float8_e4m3fn", ...
+DType parse_dtype(std::string_view name);       // accepts PyTorch's names and short ones ("f32", "bf16", "fp8"); throws DTypeError
+bool is_floating(DType dtype);                  // real floating types, FP8 included
+bool is_fp8(DType dtype);
+bool is_complex(DType dtype);
+bool is_integral(DType dtype);                  // i32, i64, bool
+// PyTorch's type promotion restricted to fourfold's types (e.g. bf16 + f16 -> f32, f32 + complex64 -> complex64).
+DType promote_types(DType a, DType b);
+
+// ---- Bit-exact scalar conversions (round to nearest even, subnormals kept, inf and NaN handled) ----
+float f16_to_f32(uint16_t bits);
+uint16_t f32_to_f16(float value);
+float bf16_to_f32(uint16_t bits);
+uint16_t f32_to_bf16(float value);
+uint16_t f64_to_f16(double value);   // one rounding from double: no double rounding through f32
+uint16_t f64_to_bf16(double value);
+
+// FP8, following current PyTorch on CPU (after pytorch/pytorch#178817, April 2026):
+//  e4m3fn has no infinity; its largest finite value is 448 and its NaN is S.1111.111.
+//  A finite value whose rounded magnitude exceeds 448 saturates to +-448 (464 is a tie and rounds to 448
+//  anyway; 465 and 480 saturate). That change is titled "saturate on finite-overflow": +-inf is not finite
+//  and still becomes NaN (0x7F / 0xFF), as it did before, since the format has no infinity to keep.
+//  NaN stays NaN. e5m2 is IEEE-like: overflow rounds to +-inf, infinities and NaN are kept.
+float fp8_e4m3fn_to_f32(uint8_t bits);
+float fp8_e5m2_to_f32(uint8_t bits);
+uint8_t f64_to_fp8_e4m3fn(double value);
+uint8_t f64_to_fp8_e5m2(double value);
+inline constexpr double kFp8E4m3fnMax = 448.0;
+inline constexpr double kFp8E5m2Max = 57344.0;
+double fp8_max(DType dtype);   // 448 or 57344; DTypeError for other types
+
+// Saturating quantization as weight quantization uses it: q = clamp(value / scale, -max, +max), then rounded
+// to the format. Infinities saturate too (unlike a plain cast); NaN stays NaN.
+uint8_t quantize_fp8(double value, double scale, DType fp8_dtype);
+
+// Load one element of any type as double (complex: real part) and store a double into any type, rounding once.
+// These are the slow, obviously-correct accessors the reference tier and the tests use.
+double load_as_double(DType dtype, const void* element);
+void store_from_double(DType dtype, void* element, double value);
+std::complex<double> load_as_complex(DType dtype, const void* element);
+void store_from_complex(DType dtype, void* element, std::complex<double> value);
+
+}  // namespace fourfold

@@ -1,0 +1,20 @@
+// The reference tier's kernel table, generated from the op list: an op without a ref:: function fails to link.
+#include "backends/kernel_table.h"
+#include "backends/reference/reference.h"
+
+namespace fourfold {
+
+const KernelTable& reference_kernels() {
+  static const KernelTable table = {
+#define FOURFOLD_REF_ENTRY(name, Args) .name = {&ref::name, nullptr, "reference"},
+      FOURFOLD_OP_LIST(FOURFOLD_REF_ENTRY)
+#undef FOURFOLD_REF_ENTRY
+  };
+  return table;
+}
+
+// Issue 4 replaces these with the generic and dedicated tables.
+const KernelTable* generic_kernels() { return nullptr; }
+const KernelTable* dedicated_kernels() { return nullptr; }
+
+}  // namespace fourfold

@@ -1,0 +1,162 @@
+// The CPU caching allocator: rounded sizes, exact-size free lists, statistics for the memory record.
+#include <bit>
+#include <cstdlib>
+#include <map>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "fourfold/allocator.h"
+#include "fourfold/errors.h"
+
+namespace fourfold {
+
+struct CachingAllocator::State {
+  mutable std::mutex mutex;
+  std::map<size_t, std::vector<void*>> free_lists;   // rounded size -> cached blocks
+  std::unordered_map<void*, size_t> live;            // block -> requested size (to count allocated bytes)
+  AllocatorStats stats;
+  uint64_t cached_bytes = 0;
+  uint64_t limit = 0;
+
+  void release_cache_locked() {
+    for (auto& [size, blocks] : free_lists) {
+      for (void* p : blocks) {
+        std::free(p);
+        stats.reserved_bytes -= size;
+        ++stats.system_frees;
+      }
+    }
+    free_lists.clear();
+    cached_bytes = 0;
+  }
+};
+
+CachingAllocator::CachingAllocator() : state_(new State) {}
+
+CachingAllocator::~CachingAllocator() {
+  {
+    std::lock_guard lock(state_->mutex);
+    state_->release_cache_locked();
+  }
+  delete state_;
+}
+
+size_t CachingAllocator::round_size(size_t bytes) {
+  if (bytes == 0) bytes = 1;
+  constexpr size_t kSmall = 64 * 1024;
+  if (bytes <= kSmall) return (bytes + kAllocationAlignment - 1) / kAllocationAlignment * kAllocationAlignment;
+  // Quarter steps of the enclosing power of two: (64 KiB, 128 KiB] rounds to 80, 96, 112, 128 KiB.
+  const size_t pow2 = std::bit_ceil(bytes);
+  const size_t step = pow2 / 8;   // pow2/2 .. pow2 covered in 4 steps of pow2/8
+  return (bytes + step - 1) / step * step;
+}
+
+void* CachingAllocator::allocate(size_t bytes) {
+  const size_t rounded = round_size(bytes);
+  State& s = *state_;
+  std::lock_guard lock(s.mutex);
+  ++s.stats.allocations;
+  void* p = nullptr;
+  auto it = s.free_lists.find(rounded);
+  if (it != s.free_lists.end() && !it->second.empty()) {
+    p = it->second.back();
+    it->second.pop_back();
+    s.cached_bytes -= rounded;
+    ++s.stats.cache_hits;
+  } else {
+    ++s.stats.cache_misses;
+    const bool over_limit = s.limit != 0 && s.stats.reserved_bytes + rounded > s.limit;
+    if (over_limit) s.release_cache_locked();
+    const bool still_over = s.limit != 0 && s.stats.reserved_bytes + rounded > s.limit;
+    if (!still_over) {
+      p = std::aligned_alloc(kAllocationAlignment, rounded);
+      if (p == nullptr && s.cached_bytes > 0) {   // the system is short: give back the cache and retry once
+        s.release_cache_locked();
+        p = std::aligned_alloc(kAllocationAlignment, rounded);
+      }
+    }
+    if (p == nullptr) {
+      --s.stats.allocations;
+      --s.stats.cache_misses;
+      throw OutOfMemoryError(fmt::format(
+          "CachingAllocator(cpu): cannot allocate {} bytes ({} rounded){}; state: {}", bytes, rounded,
+          still_over ? fmt::format(", reserved limit {} bytes would be exceeded", s.limit) : ", the system refused",
+          describe_stats(s.stats)));
+    }
+    s.stats.reserved_bytes += rounded;
+    s.stats.reserved_peak_bytes = std::max(s.stats.reserved_peak_bytes, s.stats.reserved_bytes);
+  }
+  s.live.emplace(p, bytes);
+  s.stats.allocated_bytes += bytes;
+  s.stats.allocated_peak_bytes = std::max(s.stats.allocated_peak_bytes, s.stats.allocated_bytes);
+  return p;
+}
+
+void CachingAllocator::deallocate(void* ptr, size_t /*bytes*/) {
+  if (ptr == nullptr) return;
+  State& s = *state_;
+  std::lock_guard lock(s.mutex);
+  auto it = s.live.find(ptr);
+  if (it == s.live.end()) {
+    // Freeing a pointer this allocator never gave out is a bug in the caller; abort loudly rather than corrupt.
+    std::fprintf(stderr, "CachingAllocator::deallocate: pointer %p was not allocated here\n", ptr);
+    std::abort();
+  }
+  const size_t requested = it->second;
+  s.live.erase(it);
+  const size_t rounded = round_size(requested);
+  s.stats.allocated_bytes -= requested;
+  ++s.stats.frees;
+  s.free_lists[rounded].push_back(ptr);
+  s.cached_bytes += rounded;
+}
+
+AllocatorStats CachingAllocator::stats() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->stats;
+}
+
+void CachingAllocator::reset_peak() {
+  std::lock_guard lock(state_->mutex);
+  state_->stats.allocated_peak_bytes = state_->stats.allocated_bytes;
+  state_->stats.reserved_peak_bytes = state_->stats.reserved_bytes;
+}
+
+void CachingAllocator::empty_cache() {
+  std::lock_guard lock(state_->mutex);
+  state_->release_cache_locked();
+}
+
+void CachingAllocator::set_reserved_limit(uint64_t bytes) {
+  std::lock_guard lock(state_->mutex);
+  state_->limit = bytes;
+}
+
+uint64_t CachingAllocator::reserved_limit() const {
+  std::lock_guard lock(state_->mutex);
+  return state_->limit;
+}
+
+CachingAllocator& cpu_allocator() {
+  // Never destroyed: tensors with static lifetime may free into it during exit.
+  static CachingAllocator* allocator = new CachingAllocator();
+  return *allocator;
+}
+
+Allocator& allocator_for(Device device) {
+  if (device.type == DeviceType::cpu) return cpu_allocator();
+  fail<DeviceError>("allocator_for", "device", "cpu (no CUDA backend in this build)", device_name(device));
+}
+
+std::string describe_stats(const AllocatorStats& s) {
+  return fmt::format(
+      "allocated {} B (peak {} B), reserved {} B (peak {} B), {} allocations, {} frees, {} cache hits, "
+      "{} cache misses, {} blocks returned to the system",
+      s.allocated_bytes, s.allocated_peak_bytes, s.reserved_bytes, s.reserved_peak_bytes, s.allocations, s.frees,
+      s.cache_hits, s.cache_misses, s.system_frees);
+}
+
+}  // namespace fourfold

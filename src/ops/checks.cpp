@@ -1,0 +1,54 @@
+#include "ops/checks.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+namespace fourfold::check {
+
+std::string dtype_list(std::initializer_list<DType> dtypes) {
+  std::string s;
+  for (DType d : dtypes) s += fmt::format("{}{}", s.empty() ? "" : ", ", dtype_name(d));
+  return s;
+}
+
+void defined(const char* op, const char* arg, const Tensor& t) {
+  if (!t.defined()) fail<ValueError>(op, arg, "a defined tensor", "an undefined tensor");
+}
+
+void on_cpu(const char* op, const char* arg, const Tensor& t) {
+  if (t.device().type != DeviceType::cpu) fail<DeviceError>(op, arg, "a cpu tensor", device_name(t.device()));
+}
+
+void dtype_in(const char* op, const char* arg, const Tensor& t, std::initializer_list<DType> dtypes) {
+  defined(op, arg, t);
+  on_cpu(op, arg, t);
+  if (std::find(dtypes.begin(), dtypes.end(), t.dtype()) == dtypes.end())
+    fail<DTypeError>(op, arg, "dtype " + dtype_list(dtypes), std::string(dtype_name(t.dtype())));
+}
+
+void rank(const char* op, const char* arg, const Tensor& t, int expected_rank, const char* layout) {
+  if (t.dim() != expected_rank)
+    fail<ShapeError>(op, arg,
+                     layout ? fmt::format("a {}-D tensor {}", expected_rank, layout) : fmt::format("a {}-D tensor", expected_rank),
+                     fmt::format("shape {}", shape_string(t.shape())));
+}
+
+void rank_at_least(const char* op, const char* arg, const Tensor& t, int min_rank) {
+  if (t.dim() < min_rank)
+    fail<ShapeError>(op, arg, fmt::format("at least {} dims", min_rank), fmt::format("shape {}", shape_string(t.shape())));
+}
+
+void same_dtype(const char* op, const char* arg, const Tensor& t, const char* other_arg, const Tensor& other) {
+  if (t.dtype() != other.dtype())
+    fail<DTypeError>(op, arg, fmt::format("the dtype of '{}' ({})", other_arg, dtype_name(other.dtype())),
+                     std::string(dtype_name(t.dtype())));
+}
+
+void size_is(const char* op, const char* arg, const Tensor& t, int dim, int64_t expected, const char* meaning) {
+  if (t.size(dim) != expected)
+    fail<ShapeError>(op, arg, fmt::format("size {} at dim {} ({})", expected, dim, meaning),
+                     fmt::format("shape {}", shape_string(t.shape())));
+}
+
+}  // namespace fourfold::check

@@ -1,0 +1,19 @@
+// Each command registers its options and its callback; main.cpp only parses.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace fourfold::cli {
+
+void register_info(CLI::App& app);
+void register_sweep(CLI::App& app);
+
+// Set by a command's callback: 0 ok, 1 a check failed its threshold, 2 usage or input error.
+void set_exit_code(int code);
+int exit_code();
+
+// --threads N (and FOURFOLD_THREADS): applied before the command runs.
+void add_threads_option(CLI::App& command, int& threads);
+void apply_threads(int threads);
+
+}  // namespace fourfold::cli

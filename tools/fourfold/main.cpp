@@ -1,0 +1,24 @@
+// The fourfold command: one file per command (see commands.h).
+#include <cstdio>
+#include <exception>
+
+#include <CLI/CLI.hpp>
+
+#include "commands.h"
+#include "fourfold/errors.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"fourfold: dedicated inference kernels, judged on four separate records"};
+  app.require_subcommand(1);
+  fourfold::cli::register_info(app);
+  fourfold::cli::register_sweep(app);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  } catch (const fourfold::Error& e) {
+    std::fprintf(stderr, "fourfold: %s\n", e.what());
+    return 2;
+  }
+  return fourfold::cli::exit_code();
+}

@@ -75,7 +75,10 @@ class ThreadPool {
  private:
   void start(int threads) {
     stopping_.store(false);
-    for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i] { worker(i); });
+    // The generation is read here, not in the new thread: a region published before the thread first runs
+    // must still count as new to it, or the caller would wait for that worker forever.
+    const uint64_t generation = generation_.load(std::memory_order_acquire);
+    for (int i = 1; i < threads; ++i) workers_.emplace_back([this, i, generation] { worker(i, generation); });
   }
 
   void stop() {
@@ -101,8 +104,7 @@ class ThreadPool {
     t_inside_region = false;
   }
 
-  void worker(int index) {
-    uint64_t seen = generation_.load(std::memory_order_acquire);
+  void worker(int index, uint64_t seen) {
     for (;;) {
       spin_then_wait(generation_, seen);
       seen = generation_.load(std::memory_order_acquire);

@@ -1,0 +1,36 @@
+// The reference-tier correctness sweep (the main job until the four-record check lands): every op on seeded
+// inputs in f32, bf16 and f16, each compared with the same op run in float64 on the same (rounded) inputs.
+// The reference computes in double and rounds once, so each result must equal the float64 result rounded to
+// the output dtype: 0 ULP. Anything else is a bug in the oracle, which everything else is measured against.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "check/error_metrics.h"
+#include "fourfold/tensor.h"
+
+namespace fourfold {
+
+struct SweepRow {
+  std::string op;          // op name as in the op list
+  std::string dtype;       // the input dtype of the run
+  std::string shapes;      // a short description of the inputs
+  ErrorStats stats;        // against the float64 run
+  double seconds = 0.0;    // wall time of the low-precision run
+  std::string error;       // set when the op threw
+};
+
+struct SweepOptions {
+  uint64_t seed = 0;
+  std::vector<DType> dtypes = {DType::f32, DType::bf16, DType::f16};
+  std::string only_op;     // empty: every case
+};
+
+std::vector<SweepRow> run_reference_sweep(const SweepOptions& options,
+                                          const std::function<void(const SweepRow&)>& on_row = {});
+std::vector<std::string> sweep_case_names();
+
+}  // namespace fourfold

@@ -1,0 +1,76 @@
+// linear and linear_backward: checks, flattening of the leading dims to [M, K], routing.
+#include <fmt/format.h>
+
+#include "fourfold/ops.h"
+#include "ops/checks.h"
+#include "ops/dispatch.h"
+
+namespace fourfold {
+namespace {
+
+// The product of every dim but the last: M once the leading dims are flattened (exact even when K is 0,
+// where numel / K would not be).
+int64_t leading_rows(const Tensor& t) {
+  int64_t m = 1;
+  for (int d = 0; d + 1 < t.dim(); ++d) m *= t.size(d);
+  return m;
+}
+
+Shape with_last(const Shape& shape, int64_t last) {
+  Shape s = shape;
+  s.back() = last;
+  return s;
+}
+
+void check_weight(const char* op, const Tensor& x, const Tensor& weight) {
+  check::dtype_in(op, "weight", weight, check::kFloatTypes);
+  check::same_dtype(op, "weight", weight, "x", x);
+  check::rank(op, "weight", weight, 2, "[N, K]");
+  check::size_is(op, "weight", weight, 1, x.size(-1), "K, the last dim of 'x'");
+}
+
+}  // namespace
+
+Tensor linear(const Tensor& x, const Tensor& weight, const OptTensor& bias) {
+  constexpr const char* op = "linear";
+  check::dtype_in(op, "x", x, check::kFloatTypes);
+  check::rank_at_least(op, "x", x, 1);
+  check_weight(op, x, weight);
+  const int64_t n = weight.size(0);
+  if (bias) {
+    check::dtype_in(op, "bias", *bias, check::kFloatTypes);
+    check::same_dtype(op, "bias", *bias, "x", x);
+    check::rank(op, "bias", *bias, 1, "[N]");
+    check::size_is(op, "bias", *bias, 0, n, "N, dim 0 of 'weight'");
+  }
+  const Tensor x2 = x.reshape({leading_rows(x), x.size(-1)});
+  Tensor out = Tensor::empty({x2.size(0), n}, x.dtype());
+  FOURFOLD_DISPATCH(linear, (LinearArgs{x2, weight, bias ? &*bias : nullptr, out}));
+  return out.view(with_last(x.shape(), n));
+}
+
+LinearGrads linear_backward(const Tensor& grad_out, const Tensor& x, const Tensor& weight, bool has_bias) {
+  constexpr const char* op = "linear_backward";
+  check::dtype_in(op, "x", x, check::kFloatTypes);
+  check::rank_at_least(op, "x", x, 1);
+  check_weight(op, x, weight);
+  check::dtype_in(op, "grad_out", grad_out, check::kFloatTypes);
+  check::same_dtype(op, "grad_out", grad_out, "x", x);
+  const Shape out_shape = with_last(x.shape(), weight.size(0));
+  if (grad_out.shape() != out_shape)
+    fail<ShapeError>(op, "grad_out", fmt::format("shape {} (the output of linear)", shape_string(out_shape)),
+                     fmt::format("shape {}", shape_string(grad_out.shape())));
+  const int64_t m = leading_rows(x);
+  const Tensor x2 = x.reshape({m, x.size(-1)});
+  const Tensor g2 = grad_out.reshape({m, weight.size(0)});
+  LinearGrads grads;
+  grads.grad_x = Tensor::empty(x2.shape(), x.dtype());
+  grads.grad_weight = Tensor::empty(weight.shape(), x.dtype());
+  if (has_bias) grads.grad_bias = Tensor::empty({weight.size(0)}, x.dtype());
+  FOURFOLD_DISPATCH(linear_backward, (LinearBackwardArgs{g2, x2, weight, grads.grad_x, grads.grad_weight,
+                                                          has_bias ? &grads.grad_bias : nullptr}));
+  grads.grad_x = grads.grad_x.view(x.shape());
+  return grads;
+}
+
+}  // namespace fourfold

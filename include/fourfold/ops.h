@@ -46,7 +46,7 @@ void grouped_mm_out(Tensor& out, const Tensor& a, const Tensor& b, const OptTens
 // scale_b is given in b's [K, N] orientation; PyTorch states the same grids for b^T ([N, K]); a checkpoint's
 // weight_scale_inv [nb, kb] for a weight W [N, K] is passed as scale_inv.transpose(0, 1) with b = W^T (views).
 // Where two recipes give the same shape they compute the same thing. bias: [N], f32 or bf16.
-// out_dtype: bf16 (default), f32 or f16.
+// out_dtype: bf16 (default), f32 or f16 (f64 for the oracle).
 Tensor scaled_mm(const Tensor& a, const Tensor& b, const Tensor& scale_a, const Tensor& scale_b,
                  const OptTensor& bias = std::nullopt, DType out_dtype = DType::bf16);
 

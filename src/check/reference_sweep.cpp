@@ -30,6 +30,12 @@ class Inputs {
   Tensor from_values(const std::vector<double>& values, const Shape& shape) {
     return Tensor::from_vector(values, shape, DType::f64).to(rounding_).to(compute_);
   }
+  // FP8 inputs are the same in every run: the run's dtype is only the output dtype.
+  Tensor fp8(const Shape& shape) {
+    Tensor t = Tensor::empty(shape, DType::f64);
+    t.fill_normal(seed_ + counter_++, 0.0, 64.0);
+    return t.to(DType::f8_e4m3fn);
+  }
   Tensor indices(const Shape& shape, int64_t bound) {
     Tensor t = Tensor::empty(shape, DType::f64);
     t.fill_uniform(seed_ + counter_++, 0.0, static_cast<double>(bound) - 1e-9);
@@ -62,6 +68,12 @@ std::vector<SweepCase> sweep_cases() {
       {"grouped_mm", "a[24,32] b[4,32,16] offs[0,5,5,24]", [](Inputs& in) {
          Tensor offs = Tensor::from_vector({0, 5, 5, 24}, {4}, DType::i32);
          return grouped_mm(in.randn({24, 32}), in.randn({4, 32, 16}, 0.2), offs, in.compute());
+       }},
+      {"scaled_mm", "e4m3fn a[9,200] rowwise x b[200,140] 128x128 blocks, out = run dtype", [](Inputs& in) {
+         Tensor a = in.fp8({9, 200}), b = in.fp8({200, 140});
+         Tensor sa = Tensor::full({9, 1}, 0.0625, DType::f32);
+         Tensor sb = Tensor::full({2, 2}, 0.03125, DType::f32);
+         return scaled_mm(a, b, sa, sb, std::nullopt, in.compute());
        }},
       {"softmax", "x[4,1000] dim -1", [](Inputs& in) { return softmax(in.randn({4, 1000}, 3.0), -1); }},
       {"log_softmax", "x[4,1000] dim -1", [](Inputs& in) { return log_softmax(in.randn({4, 1000}, 3.0), -1); }},

@@ -66,8 +66,9 @@ Tensor scaled_mm(const Tensor& a, const Tensor& b, const Tensor& scale_a, const 
     check::rank(kOp, "bias", *bias, 1, "[N]");
     check::size_is(kOp, "bias", *bias, 0, n, "N, dim 1 of 'b'");
   }
-  if (out_dtype != DType::bf16 && out_dtype != DType::f32 && out_dtype != DType::f16)
-    fail<DTypeError>(kOp, "out_dtype", "dtype " + check::dtype_list({DType::bf16, DType::f32, DType::f16}),
+  // f64 is accepted for the float64 oracle runs of the correctness record, as every float op accepts it.
+  if (out_dtype != DType::bf16 && out_dtype != DType::f32 && out_dtype != DType::f16 && out_dtype != DType::f64)
+    fail<DTypeError>(kOp, "out_dtype", "dtype " + check::dtype_list({DType::bf16, DType::f32, DType::f16, DType::f64}),
                      std::string(dtype_name(out_dtype)));
   const Tensor sa = recipe_a == ScaleRecipe::tensorwise ? scale_a.reshape({1, 1}) : scale_a;
   const Tensor sb = recipe_b == ScaleRecipe::tensorwise ? scale_b.reshape({1, 1}) : scale_b;

@@ -262,8 +262,8 @@ TEST(ScaledMm, BadArgumentsNameOpAndArgument) {
                                       {"scaled_mm", "'bias'", "float16"}));
   EXPECT_TRUE(throws_with<ShapeError>([&] { scaled_mm(a, b, one, one, Tensor::zeros({n + 1}, DType::f32)); },
                                       {"scaled_mm", "'bias'", "size 5"}));
-  EXPECT_TRUE(throws_with<DTypeError>([&] { scaled_mm(a, b, one, one, std::nullopt, DType::f64); },
-                                      {"scaled_mm", "'out_dtype'", "float64"}));
+  EXPECT_TRUE(throws_with<DTypeError>([&] { scaled_mm(a, b, one, one, std::nullopt, DType::i32); },
+                                      {"scaled_mm", "'out_dtype'", "int32"}));
   EXPECT_TRUE(throws_with<DTypeError>([&] { scaled_mm(a, b, one, one, std::nullopt, DType::f8_e4m3fn); },
                                       {"scaled_mm", "'out_dtype'", "float8_e4m3fn"}));
 }

@@ -13,18 +13,9 @@ namespace {
 using testing::all_close;
 using testing::bit_equal;
 
-constexpr DType kAllTypes[] = {DType::f32,       DType::f16, DType::bf16, DType::f8_e4m3fn, DType::f8_e5m2,
-                               DType::complex64, DType::i32, DType::i64,  DType::boolean,   DType::f64};
+using testing::kAllDTypes;
 
-// Random bytes: NaN payloads, subnormals, int64 beyond 2^53 and nonzero imaginary parts all appear, so a
-// kernel that goes through double anywhere is caught. Bool bytes stay 0 or 1.
-Tensor random_bits(const Shape& shape, DType dtype, uint64_t seed) {
-  Tensor t = Tensor::empty(shape, dtype);
-  std::mt19937_64 rng(seed);
-  auto* p = static_cast<uint8_t*>(t.data());
-  for (size_t i = 0; i < t.nbytes(); ++i) p[i] = static_cast<uint8_t>(dtype == DType::boolean ? rng() & 1 : rng());
-  return t;
-}
+using testing::random_bits;
 
 // The definition, element by element and byte by byte: out[i] = x[i - before] where that is inside x, else
 // the value as x's dtype encodes it.
@@ -92,7 +83,7 @@ TEST(ConstantPadNd, HandComputedCases) {
 TEST(ConstantPadNd, PadThenCropIsTheIdentityBitForBit) {
   testing::ReferenceOnly ref;
   uint64_t seed = 100;
-  for (DType dtype : kAllTypes) {
+  for (DType dtype : kAllDTypes) {
     for (const Shape& shape : {Shape{5}, Shape{2, 3}, Shape{3, 1, 4}, Shape{2, 3, 2, 5}}) {
       Tensor x = random_bits(shape, dtype, ++seed);
       std::vector<int64_t> pads;
@@ -115,7 +106,7 @@ TEST(ConstantPadNd, MixedSignsFollowTheFormulaForEveryDtype) {
   const std::vector<std::vector<int64_t>> cases = {
       {-1, 2}, {2, -1, -1, 0}, {0, 0, -2, 3, 1, -1}, {-2, -2, 1, 1, 0, 0}, {3, -4, 0, 0, -1, -1}};
   uint64_t seed = 200;
-  for (DType dtype : kAllTypes) {
+  for (DType dtype : kAllDTypes) {
     Tensor x = random_bits({3, 4, 5}, dtype, ++seed);
     for (const auto& pads : cases)
       EXPECT_TRUE(matches_pad_formula(x, pads, -2.0, constant_pad_nd(x, pads, -2.0))) << dtype_name(dtype);
@@ -177,7 +168,7 @@ TEST(ConstantPadNd, EmptyDims) {
 TEST(ConstantPadNd, NonContiguousAndExpandedInputs) {
   testing::ReferenceOnly ref;
   const std::vector<int64_t> pads = {1, -1, -1, 2, 2, 0};
-  for (DType dtype : kAllTypes) {
+  for (DType dtype : kAllDTypes) {
     Tensor x = random_bits({3, 4, 5}, dtype, 400);
     Tensor nc = testing::non_contiguous(x);
     ASSERT_FALSE(nc.is_contiguous());

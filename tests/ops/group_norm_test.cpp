@@ -32,14 +32,7 @@ std::vector<double> explicit_group_norm(const Tensor& x, int64_t groups, const T
   return out;
 }
 
-double tolerance(DType dtype) {
-  switch (dtype) {
-    case DType::bf16: return 1e-2;
-    case DType::f16: return 2e-3;
-    case DType::f32: return 1e-6;
-    default: return 1e-12;
-  }
-}
+double tolerance(DType dtype) { return testing::rounding_tolerance(dtype); }
 
 TEST(GroupNorm, HandComputed) {
   testing::ReferenceOnly ref;

@@ -25,14 +25,7 @@ std::vector<double> explicit_rms_norm(const Tensor& x, int64_t d, const Tensor* 
   return out;
 }
 
-double tolerance(DType dtype) {
-  switch (dtype) {
-    case DType::bf16: return 1e-2;
-    case DType::f16: return 2e-3;
-    case DType::f32: return 1e-6;
-    default: return 1e-13;
-  }
-}
+double tolerance(DType dtype) { return testing::rounding_tolerance(dtype, 1e-13); }
 
 TEST(RmsNorm, HandComputed) {
   testing::ReferenceOnly ref;

@@ -53,14 +53,7 @@ Tensor explicit_attention(const Tensor& q, const Tensor& k, const Tensor& v, dou
 const Bias kNoBias = [](int64_t, int64_t, int64_t, int64_t) { return 0.0; };
 
 // Tolerance of one rounding of the output to `dtype` (the inputs are already values of that dtype).
-double tolerance(DType dtype) {
-  switch (dtype) {
-    case DType::bf16: return 1e-2;
-    case DType::f16: return 2e-3;
-    case DType::f32: return 1e-6;
-    default: return 1e-12;
-  }
-}
+double tolerance(DType dtype) { return testing::rounding_tolerance(dtype); }
 
 Tensor bool_mask(const Shape& shape, uint64_t seed) {
   std::vector<double> bits;

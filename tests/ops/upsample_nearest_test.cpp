@@ -11,17 +11,9 @@ namespace {
 using testing::all_close;
 using testing::bit_equal;
 
-constexpr DType kAllTypes[] = {DType::f32,       DType::f16, DType::bf16, DType::f8_e4m3fn, DType::f8_e5m2,
-                               DType::complex64, DType::i32, DType::i64,  DType::boolean,   DType::f64};
+using testing::kAllDTypes;
 
-// Random bytes, so that a kernel that converts through double anywhere loses something. Bool stays 0 or 1.
-Tensor random_bits(const Shape& shape, DType dtype, uint64_t seed) {
-  Tensor t = Tensor::empty(shape, dtype);
-  std::mt19937_64 rng(seed);
-  auto* p = static_cast<uint8_t*>(t.data());
-  for (size_t i = 0; i < t.nbytes(); ++i) p[i] = static_cast<uint8_t>(dtype == DType::boolean ? rng() & 1 : rng());
-  return t;
-}
+using testing::random_bits;
 
 // Byte by byte against the rule: out[n, c, *dst] = x[n, c, *floor(dst * in / out)].
 ::testing::AssertionResult matches_nearest_rule(const Tensor& x, const Tensor& out) {
@@ -93,7 +85,7 @@ TEST(UpsampleNearest, NonIntegerSizesFollowTheFloorRule) {
 TEST(UpsampleNearest, EveryDtypeAndLayout) {
   testing::ReferenceOnly ref;
   uint64_t seed = 20;
-  for (DType dtype : kAllTypes) {
+  for (DType dtype : kAllDTypes) {
     Tensor x = random_bits({2, 3, 4, 5}, dtype, ++seed);
     const Tensor y = upsample_nearest(x, {7, 3});
     EXPECT_TRUE(matches_nearest_rule(x, y)) << dtype_name(dtype);

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <random>
 #include <sstream>
 
 namespace fourfold::testing {
@@ -15,6 +16,23 @@ Tensor randn(const Shape& shape, DType dtype, uint64_t seed, double stddev) {
 Tensor rand_uniform(const Shape& shape, DType dtype, uint64_t seed, double low, double high) {
   Tensor t = Tensor::empty(shape, dtype);
   t.fill_uniform(seed, low, high);
+  return t;
+}
+
+double rounding_tolerance(DType dtype, double f64_tolerance) {
+  switch (dtype) {
+    case DType::bf16: return 1e-2;
+    case DType::f16: return 2e-3;
+    case DType::f32: return 1e-6;
+    default: return f64_tolerance;
+  }
+}
+
+Tensor random_bits(const Shape& shape, DType dtype, uint64_t seed) {
+  Tensor t = Tensor::empty(shape, dtype);
+  std::mt19937_64 rng(seed);
+  auto* p = static_cast<uint8_t*>(t.data());
+  for (size_t i = 0; i < t.nbytes(); ++i) p[i] = static_cast<uint8_t>(dtype == DType::boolean ? rng() & 1 : rng());
   return t;
 }
 

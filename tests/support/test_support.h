@@ -16,6 +16,19 @@
 
 namespace fourfold::testing {
 
+// Every dtype fourfold has, f64 included.
+inline constexpr DType kAllDTypes[] = {DType::f32,       DType::f16, DType::bf16, DType::f8_e4m3fn, DType::f8_e5m2,
+                                       DType::complex64, DType::i32, DType::i64,  DType::boolean,   DType::f64};
+
+// Relative tolerance of a result computed in float64 and rounded once to `dtype`, against a float64 formula
+// evaluated on the same (rounded) inputs: a few units of the dtype's rounding. f64 results differ from the
+// formula only by evaluation order, which `f64_tolerance` bounds.
+double rounding_tolerance(DType dtype, double f64_tolerance = 1e-12);
+
+// Random bytes: NaN payloads, subnormals, int64 beyond 2^53 and nonzero imaginary parts all appear, so a kernel
+// that should move bytes but converts through double anywhere is caught. Bool bytes stay 0 or 1.
+Tensor random_bits(const Shape& shape, DType dtype, uint64_t seed);
+
 // Random normal values of `dtype` (rounded to it), from a seed.
 Tensor randn(const Shape& shape, DType dtype, uint64_t seed, double stddev = 1.0);
 Tensor rand_uniform(const Shape& shape, DType dtype, uint64_t seed, double low, double high);

@@ -7,6 +7,8 @@
 
 #include "check/reference_sweep.h"
 #include "commands.h"
+#include "fourfold/allocator.h"
+#include "fourfold/memory_probe.h"
 
 namespace fourfold::cli {
 namespace {
@@ -26,6 +28,10 @@ void register_sweep(CLI::App& app) {
   add_threads_option(*cmd, threads);
   cmd->callback([] {
     apply_threads(threads);
+    // The sweep doubles as the small scripted workload of the memory levels (DESIGN.md 2.4).
+    const bool peak_reset = reset_process_peak();
+    cpu_allocator().reset_peak();
+    const ProcessMemory before = read_process_memory();
     fmt::print("{:<40} {:<9} {:>9} {:>11} {:>11} {:>8}  {}\n", "op", "dtype", "max ulp", "max abs", "max rel",
                "PSNR dB", "inputs");
     int failures = 0;
@@ -44,6 +50,16 @@ void register_sweep(CLI::App& app) {
                       {"seconds", r.seconds}, {"error", r.error}});
     });
     fmt::print("\n{} rows, {} not equal to the float64 result rounded once\n", rows.size(), failures);
+    const AllocatorStats a = cpu_allocator().stats();
+    const ProcessMemory after = read_process_memory();
+    const double mib = 1 << 20;
+    fmt::print("memory: allocator allocated peak {:.2f} MiB, reserved peak {:.2f} MiB ({} allocations, {} cache hits, "
+               "{} misses)\n", a.allocated_peak_bytes / mib, a.reserved_peak_bytes / mib, a.allocations, a.cache_hits,
+               a.cache_misses);
+    fmt::print("        process rss before {:.1f} MiB (anon {:.1f}, file {:.1f}), peak {:.1f} MiB{}; outside the "
+               "allocator {:.1f} MiB\n", before.rss_bytes / mib, before.rss_anon_bytes / mib, before.rss_file_bytes / mib,
+               after.rss_peak_bytes / mib, peak_reset ? " (reset before the sweep)" : " (since process start: reset refused)",
+               (static_cast<double>(after.rss_peak_bytes) - a.reserved_peak_bytes - before.rss_bytes) / mib);
     if (!json_path.empty()) {
       std::ofstream(json_path) << rows.dump(2) << "\n";
     }

@@ -122,6 +122,12 @@ std::vector<SweepCase> sweep_cases() {
          return linear_backward(in.randn({5, 24}), in.randn({5, 32}), in.randn({24, 32}), true).grad_weight;
        }},
       {"softmax_backward", "x[4,300]", [](Inputs& in) { return softmax_backward(in.randn({4, 300}), in.positive({4, 300}), 1); }},
+      {"log_softmax_backward", "x[4,300]", [](Inputs& in) {
+         return log_softmax_backward(in.randn({4, 300}), in.randn({4, 300}, 0.1), 1);
+       }},
+      {"constant_pad_nd_backward", "grad[1,3,6,10,10] pads (1,1,1,1,2,0)", [](Inputs& in) {
+         return constant_pad_nd_backward(in.randn({1, 3, 6, 10, 10}), {1, 1, 1, 1, 2, 0});
+       }},
       {"rms_norm_backward", "x[6,64] w[64]", [](Inputs& in) {
          return rms_norm_backward(in.randn({6, 64}), in.randn({6, 64}), {64}, in.positive({64}), 1e-6).grad_x;
        }},

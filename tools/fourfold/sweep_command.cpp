@@ -1,12 +1,15 @@
 // fourfold sweep: the reference tier against itself in float64, op by op and dtype by dtype (0 ULP expected).
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "check/reference_sweep.h"
 #include "commands.h"
+#include "fourfold/errors.h"
 #include "fourfold/allocator.h"
 #include "fourfold/memory_probe.h"
 
@@ -28,6 +31,12 @@ void register_sweep(CLI::App& app) {
   add_threads_option(*cmd, threads);
   cmd->callback([] {
     apply_threads(threads);
+    if (!options.only_op.empty()) {
+      const auto names = sweep_case_names();
+      if (std::find(names.begin(), names.end(), options.only_op) == names.end())
+        fail<ValueError>("sweep", "--op", fmt::format("one of: {}", fmt::join(names, ", ")),
+                         fmt::format("'{}'", options.only_op));
+    }
     // The sweep doubles as the small scripted workload of the memory levels (DESIGN.md 2.4).
     const bool peak_reset = reset_process_peak();
     cpu_allocator().reset_peak();

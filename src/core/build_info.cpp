@@ -1,5 +1,7 @@
 #include "core/build_info.h"
 
+#include "git_commit.h"   // generated at build time
+
 #include <cstdio>
 #include <cstring>
 #include <thread>

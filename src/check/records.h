@@ -1,0 +1,135 @@
+// The four records of DESIGN.md section 2 (throughput, op time, correctness, memory), the record set of one
+// policy, the check result of two, and their JSON form (schema "fourfold.records/1", docs/records_schema.md).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "check/error_metrics.h"
+#include "check/manifest.h"
+
+namespace fourfold {
+
+inline constexpr std::string_view kRecordsSchema = "fourfold.records/1";
+
+// 2.1 Throughput, end to end. One row per (phase, context): R repeats after warm-up, in tokens/s.
+struct ThroughputRow {
+  std::string phase;                       // "prefill" (prompt tokens / prefill wall time) or "decode"
+  int64_t context_tokens = 0;              // prompt length the figure is stated at
+  int64_t generated_tokens = 0;            // decode: tokens generated; prefill: 0
+  double median_tokens_per_s = 0, min_tokens_per_s = 0, max_tokens_per_s = 0;
+  std::vector<double> samples_tokens_per_s;   // one per repeat, in run order
+  bool operator==(const ThroughputRow&) const = default;
+};
+struct ThroughputRecord {
+  int64_t warmup_runs = 0;
+  std::vector<ThroughputRow> rows;
+  bool operator==(const ThroughputRecord&) const = default;
+};
+
+// 2.2 Op time: one row per (op, shape, dtype, tier), microseconds per call.
+struct OpTimeRow {
+  std::string suite;                       // speedups are summarised per suite, never across suites
+  std::string op, shape, dtype, tier, variant;
+  int64_t warmup_calls = 0;
+  int64_t calls_per_sample = 1;            // calls batched into one timed sample when one call is too short
+  double median_us = 0, p10_us = 0, p90_us = 0;
+  std::vector<double> samples_us;          // every timed sample, per call
+  double bytes = 0;                        // each input read once, each output written once
+  double flops = 0;
+  double gb_per_s = 0, gflop_per_s = 0;    // at the median
+  std::optional<double> roofline_percent;  // of min(bandwidth, FMA) ceiling; nullopt when not probed
+  bool operator==(const OpTimeRow&) const = default;
+};
+// Linear interpolation between order statistics (q in [0, 1]; NaN for no samples).
+double quantile(std::vector<double> samples, double q);
+// Sets median/p10/p90 from samples_us, GB/s and GFLOP/s at the median, and the % of the roofline: the time
+// the op would take at peak (max of bytes / peak bandwidth and flops / peak FMA rate) over the median time;
+// nullopt when a peak it needs was not probed.
+void summarize_samples(OpTimeRow& row, std::optional<double> peak_read_gb_per_s, std::optional<double> peak_gflop_per_s);
+
+struct OpTimeRecord {
+  std::optional<double> peak_read_gb_per_s;   // roofline probes run in the same process
+  std::optional<double> peak_gflop_per_s;
+  std::vector<OpTimeRow> rows;
+  bool operator==(const OpTimeRecord&) const = default;
+};
+
+// 2.3 Correctness against the float64 reference on the same inputs.
+struct CorrectnessRow {
+  std::string op, shape, dtype, tier;
+  int64_t count = 0;                       // elements compared
+  double max_abs = 0, max_rel = 0, rel_floor = 0;
+  int64_t max_ulp = 0;                     // in the output dtype
+  double psnr_db = 0;                      // +inf when exact; NaN when NaN appears on one side only
+  int64_t nan_mismatches = 0;
+  bool exact = false;
+  bool operator==(const CorrectnessRow&) const = default;
+};
+struct EndToEndRow {
+  std::string name;                        // "logits", "vae_decode", "vae_round_trip", ...
+  double psnr_db = 0;
+  std::optional<double> top1_agreement_percent;   // logits only
+  std::optional<double> mean_kl;                  // KL(reference || candidate), nats; logits only
+  bool operator==(const EndToEndRow&) const = default;
+};
+CorrectnessRow correctness_row(std::string op, std::string shape, std::string dtype, std::string tier,
+                               const ErrorStats& stats);
+
+struct CorrectnessRecord {
+  std::vector<CorrectnessRow> ops;
+  std::vector<EndToEndRow> end_to_end;
+  bool operator==(const CorrectnessRecord&) const = default;
+};
+
+// 2.4 Memory: peaks over the workload at three levels, never summed.
+struct MemoryRecord {
+  std::string process_source = "rss";      // "rss": resident set high-water mark; "device": driver-used memory
+  uint64_t allocated_current_bytes = 0, allocated_peak_bytes = 0;
+  uint64_t reserved_current_bytes = 0, reserved_peak_bytes = 0;
+  uint64_t process_peak_bytes = 0;
+  uint64_t process_peak_anon_bytes = 0, process_peak_file_bytes = 0;   // sampled split (PeakSampler)
+  bool peak_reset_supported = true;        // false: process peak is the peak since process start
+  uint64_t present_before_bytes = 0;       // process level just before the workload
+  uint64_t mapped_weights_bytes = 0;       // weights mapped from files, on their own line
+  bool operator==(const MemoryRecord&) const = default;
+};
+// process peak - reserved peak - present before (may be negative: reserved bytes never touched are not
+// resident). Scratch memory taken behind the allocator's back shows up here.
+int64_t outside_allocator_bytes(const MemoryRecord& m);
+
+// The manifest and the four records of one policy. A record not measured in a run is nullopt.
+struct RecordSet {
+  Manifest manifest;
+  std::optional<ThroughputRecord> throughput;
+  std::optional<OpTimeRecord> op_time;
+  std::optional<CorrectnessRecord> correctness;
+  std::optional<MemoryRecord> memory;
+  bool operator==(const RecordSet&) const = default;
+};
+struct CheckResult {
+  RecordSet baseline, candidate;
+  bool operator==(const CheckResult&) const = default;
+};
+
+std::string to_json_text(const RecordSet& records);
+std::string to_json_text(const CheckResult& result);
+
+// Parse and validate; any problem is a FormatError "<source>: field '<path>': expected ..., found ...".
+RecordSet parse_record_set(std::string_view text, std::string_view source);
+CheckResult parse_check_result(std::string_view text, std::string_view source);
+RecordSet read_record_set(const std::string& path);
+CheckResult read_check_result(const std::string& path);
+
+// Writes the JSON; refuses (ValueError naming the field) what the reader would refuse, so that a bad record
+// is caught where it is made. FormatError when the file cannot be written.
+void write_record_set(const std::string& path, const RecordSet& records);
+void write_check_result(const std::string& path, const CheckResult& result);
+
+// Writes text to a file, FormatError naming the file when it cannot (shared by the reports).
+void write_text_file(const std::string& path, std::string_view text);
+
+}  // namespace fourfold

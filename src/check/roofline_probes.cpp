@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <pthread.h>
 #include <sched.h>
+#include <sys/mman.h>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -34,9 +35,10 @@ std::atomic<double> g_sink{0.0};
 void consume(double v) { g_sink.store(g_sink.load(std::memory_order_relaxed) + v, std::memory_order_relaxed); }
 
 // Software prefetch distance of the read and copy probes, one line prefetched per line loaded. On a pure
-// stream the hardware prefetchers already do well: distances of 0 (none) to 8 KiB measured within the
-// noise of a shared 2-vCPU machine (22-27 GB/s read, one thread, 1 GiB). It stays so that the ceiling is
-// what a kernel using software prefetch (MACHINE.md: the GEMVs need it) can reach, never less.
+// stream the hardware prefetchers already do well: distances of 0 (none) to 4 KiB measured within the
+// noise on this 2-vCPU machine (25-28 GB/s read on one thread, 1 GiB on huge pages; on two threads 1-4 KiB
+// looked a few GB/s better than none, inside the run-to-run spread). It stays so that the ceiling is what a
+// kernel using software prefetch (MACHINE.md: the GEMVs need it) can reach, never less.
 constexpr int kPrefetchBytes = 1024;
 constexpr int64_t kLine = 64;
 
@@ -309,6 +311,31 @@ std::vector<int> allowed_cpus() {
   return cpus;
 }
 
+// AnonHugePages of the mapping that holds `address`, from /proc/self/smaps (0 when not found).
+size_t huge_page_bytes_at(const void* address) {
+  std::FILE* f = std::fopen("/proc/self/smaps", "r");
+  if (f == nullptr) return 0;
+  const uintptr_t a = reinterpret_cast<uintptr_t>(address);
+  char line[512];
+  bool inside = false;
+  size_t bytes = 0;
+  while (std::fgets(line, sizeof line, f)) {
+    unsigned long start = 0, end = 0;
+    if (std::sscanf(line, "%lx-%lx ", &start, &end) == 2 && std::strchr(line, ':') != nullptr &&
+        std::strchr(line, '-') < std::strchr(line, ' ')) {
+      inside = a >= start && a < end;
+      continue;
+    }
+    unsigned long kb = 0;
+    if (inside && std::sscanf(line, "AnonHugePages: %lu kB", &kb) == 1) {
+      bytes = static_cast<size_t>(kb) << 10;
+      break;
+    }
+  }
+  std::fclose(f);
+  return bytes;
+}
+
 bool pin_current_thread(int cpu) {
   cpu_set_t set;
   CPU_ZERO(&set);
@@ -500,12 +527,16 @@ RooflineProbe measure_roofline(const ProbeBudget& budget) {
   check_isa(r.isa, "measure_roofline");
   r.threads = num_threads();
   r.nontemporal_stores = r.isa != ProbeIsa::scalar;
-  // Whole 256-byte blocks, so that the two copy halves start on the same alignment.
+  // Whole 256-byte blocks, so that the two copy halves start on the same alignment; 2 MiB of slack to start
+  // the probed range on a huge-page boundary.
   r.buffer_bytes = budget.buffer_bytes / 512 * 512;
-  Tensor buffer = Tensor::empty({static_cast<int64_t>(r.buffer_bytes / sizeof(float))}, DType::f32);
-  void* data = buffer.data();
+  constexpr uintptr_t kHuge = uintptr_t{2} << 20;
+  Tensor buffer = Tensor::empty({static_cast<int64_t>((r.buffer_bytes + kHuge) / sizeof(float))}, DType::f32);
+  void* data = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(buffer.data()) + kHuge - 1) & ~(kHuge - 1));
+  if (budget.huge_pages) r.huge_pages_requested = madvise(data, r.buffer_bytes, MADV_HUGEPAGE) == 0;
   // First touch, spread over the threads like the probes themselves; also the write probe's warm-up.
   probe_write_gbs(data, r.buffer_bytes, r.isa);
+  r.huge_page_bytes = std::min(huge_page_bytes_at(data), r.buffer_bytes);
 
   std::vector<double> read, write, copy, fma, hop;
   probe_read_gbs(data, r.buffer_bytes, r.isa);   // warm-up: TLB and prefetcher state
@@ -540,8 +571,9 @@ std::string describe_probe(const RooflineProbe& p) {
     return fmt::format("  {:<18} {:>9.1f} {}  (min {:.1f}, max {:.1f}, {} repeats)\n", name, f.median, unit, f.min,
                        f.max, f.samples.size());
   };
-  std::string s = fmt::format("roofline probes: {} threads, {} kernels, {} MiB buffer{}, {:.2f} s\n", p.threads,
-                              probe_isa_name(p.isa), p.buffer_bytes >> 20,
+  std::string s = fmt::format("roofline probes: {} threads, {} kernels, {} MiB buffer ({} MiB on huge pages{}){}, {:.2f} s\n",
+                              p.threads, probe_isa_name(p.isa), p.buffer_bytes >> 20, p.huge_page_bytes >> 20,
+                              p.huge_pages_requested ? "" : ", not requested",
                               p.nontemporal_stores ? ", streaming stores" : "", p.seconds);
   s += line("read", p.read_gbs, "GB/s");
   s += line("write", p.write_gbs, "GB/s");

@@ -33,9 +33,22 @@ TEST(RooflineProbes, TinyBudgetGivesPositiveFiniteFigures) {
   expect_sane(p.fma_gflops, 0.5, 1e5, "fma");
   if (p.hop_measured) expect_sane(p.hop_ns, 1.0, 1e7, "hop");
   EXPECT_GT(p.seconds, 0.0);
+  // Whether the kernel grants huge pages depends on its THP setting; never more than the buffer.
+  EXPECT_LE(p.huge_page_bytes, p.buffer_bytes);
   const std::string text = describe_probe(p);
   EXPECT_NE(text.find("read"), std::string::npos);
   EXPECT_NE(text.find("FMA"), std::string::npos);
+}
+
+TEST(RooflineProbes, SmallPagesWhenAsked) {
+  ProbeBudget budget = ProbeBudget::tiny();
+  budget.huge_pages = false;
+  budget.measure_latency = false;
+  const RooflineProbe p = measure_roofline(budget);
+  EXPECT_FALSE(p.huge_pages_requested);
+  EXPECT_FALSE(p.hop_measured);
+  EXPECT_NE(describe_probe(p).find("not requested"), std::string::npos);
+  expect_sane(p.read_gbs, 1.0, 1000.0, "read");
 }
 
 TEST(RooflineProbes, ReadBandwidthOutsideTheCacheIsSane) {

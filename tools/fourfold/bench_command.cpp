@@ -41,6 +41,7 @@ struct BenchOpsOptions {
   bool hot = false;
   bool probes_only = false;
   bool list = false;
+  bool small_pages = false;
 };
 
 struct SuiteRun {
@@ -120,6 +121,7 @@ nlohmann::json op_time_json(const BenchRun& run) {
                   {"reference_work_cap", run.options.reference_work_cap}};
   out["probe"] = {{"threads", p.threads}, {"isa", std::string(probe_isa_name(p.isa))},
                   {"buffer_bytes", p.buffer_bytes}, {"nontemporal_stores", p.nontemporal_stores},
+                  {"huge_pages_requested", p.huge_pages_requested}, {"huge_page_bytes", p.huge_page_bytes},
                   {"read_gbs", figure(p.read_gbs)}, {"write_gbs", figure(p.write_gbs)},
                   {"copy_gbs", figure(p.copy_gbs)}, {"fma_gflops", figure(p.fma_gflops)},
                   {"hop_ns", p.hop_measured ? figure(p.hop_ns) : json(nullptr)},
@@ -225,7 +227,9 @@ void run_bench_ops(const BenchOpsOptions& o) {
     return;
   }
   if (progress) fmt::print(stderr, "probing bandwidth, FMA peak and thread latency...\n");
-  run.probe = measure_roofline(o.quick ? ProbeBudget::quick() : ProbeBudget{});
+  ProbeBudget budget = o.quick ? ProbeBudget::quick() : ProbeBudget{};
+  budget.huge_pages = !o.small_pages;
+  run.probe = measure_roofline(budget);
   fmt::print("{}", describe_probe(run.probe));
   if (o.probes_only) {
     if (!o.json_path.empty()) std::ofstream(o.json_path) << op_time_json(run).dump(1) << "\n";
@@ -304,6 +308,7 @@ void register_bench(CLI::App& app) {
   cmd->add_flag("--hot", o.hot, "one input copy: caches stay warm between calls (default: inputs rotate)");
   cmd->add_flag("--quick", o.quick, "quick probes (256 MiB, 3 repeats) and W 1, R 3, 0.5 ms samples");
   cmd->add_flag("--probes-only", o.probes_only, "run the roofline probes and stop");
+  cmd->add_flag("--probe-small-pages", o.small_pages, "probe on 4 KiB pages (default: ask for huge pages)");
   cmd->add_flag("--list", o.list, "list the rows with their bytes, flops and work, run nothing");
   add_threads_option(*cmd, o.threads);
   cmd->callback([cmd] {

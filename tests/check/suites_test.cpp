@@ -18,8 +18,9 @@ std::string dir() { return default_suites_dir(); }
 
 TEST(Suites, ShippedSuitesAreAllThere) {
   const std::vector<std::string> names = list_suites(dir());
-  const std::vector<std::string> expected = {"attention", "decode-linear", "fp8", "moe", "pad", "softmax"};
-  EXPECT_EQ(names, expected);
+  for (const char* expected : {"attention", "decode-linear", "fp8", "moe", "pad", "softmax"})
+    EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
+  EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   for (const std::string& name : names) {
     const Suite s = load_suite(name, dir());
     EXPECT_EQ(s.name, name);

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   fourfold::cli::register_info(app);
   fourfold::cli::register_sweep(app);
   fourfold::cli::register_compare(app);
+  fourfold::cli::register_bench(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,262 @@
+#!/usr/bin/env python3
+"""Writes data/suites/*.json, the op-time suites, from the model configs below (one place to check them).
+
+The JSON files are committed; this script is how they were made and how to change them. Run from the
+repository root: python3 scripts/make_suites.py. Figures are from each model's config.json on the
+Hugging Face hub (hidden_size, intermediate_size, num_attention_heads, num_key_value_heads, head_dim,
+vocab_size, num_experts / num_local_experts, moe_intermediate_size, num_experts_per_tok).
+"""
+import json
+import os
+
+# name: hidden, intermediate, q heads, kv heads, head_dim, vocab, (experts, expert intermediate, top_k) or None
+MODELS = {
+    "llama-3.2-1b": (2048, 8192, 32, 8, 64, 128256, None),
+    "llama-3.2-3b": (3072, 8192, 24, 8, 128, 128256, None),
+    "llama-3.1-8b": (4096, 14336, 32, 8, 128, 128256, None),
+    "llama-3.1-70b": (8192, 28672, 64, 8, 128, 128256, None),
+    "qwen3-0.6b": (1024, 3072, 16, 8, 128, 151936, None),
+    "qwen3-1.7b": (2048, 6144, 16, 8, 128, 151936, None),
+    "qwen3-4b": (2560, 9728, 32, 8, 128, 151936, None),
+    "qwen3-8b": (4096, 12288, 32, 8, 128, 151936, None),
+    "qwen3-14b": (5120, 17408, 40, 8, 128, 151936, None),
+    "qwen3-32b": (5120, 25600, 64, 8, 128, 151936, None),
+    "qwen3-30b-a3b": (2048, None, 32, 4, 128, 151936, (128, 768, 8)),
+    "qwen3-235b-a22b": (4096, None, 64, 4, 128, 151936, (128, 1536, 8)),
+    "mistral-7b-v0.1": (4096, 14336, 32, 8, 128, 32000, None),
+    "mistral-7b-v0.3": (4096, 14336, 32, 8, 128, 32768, None),
+    # gpt-oss experts: gate_up_proj is one fused [E, hidden, 2 * intermediate] tensor (MXFP4 on the hub).
+    "gpt-oss-20b": (2880, None, 64, 8, 64, 201088, (32, 2880, 4)),
+    "gpt-oss-120b": (2880, None, 64, 8, 64, 201088, (128, 2880, 4)),
+    "gemma-2-2b": (2304, 9216, 8, 4, 256, 256000, None),
+    "gemma-3-1b": (1152, 6912, 4, 1, 256, 262144, None),
+    "gemma-3-4b": (2560, 10240, 8, 4, 256, 262208, None),
+    "gemma-3-12b": (3840, 15360, 16, 8, 256, 262208, None),
+    "gemma-3-27b": (5376, 21504, 32, 16, 128, 262208, None),
+}
+
+
+def projections(name):
+    h, inter, heads, kv, hd, vocab, moe = MODELS[name]
+    out = [("q_proj", heads * hd, h), ("k_proj", kv * hd, h), ("v_proj", kv * hd, h), ("o_proj", h, heads * hd)]
+    if moe is None:
+        out += [("gate_proj", inter, h), ("up_proj", inter, h), ("down_proj", h, inter)]
+    else:
+        experts, mi, _ = moe
+        out.append(("router", experts, h))
+        if name.startswith("gpt-oss"):
+            out += [("expert gate_up_proj (fused)", 2 * mi, h), ("expert down_proj", h, mi)]
+        else:
+            out += [("expert gate_proj", mi, h), ("expert up_proj", mi, h), ("expert down_proj", h, mi)]
+    out.append(("lm_head", vocab, h))
+    return out
+
+
+def model_table():
+    table = {}
+    for name, (h, inter, heads, kv, hd, vocab, moe) in MODELS.items():
+        entry = {"hidden_size": h, "num_attention_heads": heads, "num_key_value_heads": kv, "head_dim": hd,
+                 "vocab_size": vocab}
+        if inter is not None:
+            entry["intermediate_size"] = inter
+        if moe is not None:
+            entry.update({"num_experts": moe[0], "moe_intermediate_size": moe[1], "num_experts_per_tok": moe[2]})
+        table[name] = entry
+    return table
+
+
+def decode_linear():
+    # One entry per distinct weight shape N x K; the first use names it, "also" lists every other use.
+    shapes, index = [], {}
+    for name in MODELS:
+        for proj, n, k in projections(name):
+            if (n, k) in index:
+                shapes[index[(n, k)]]["also"].append(f"{name} {proj}")
+            else:
+                index[(n, k)] = len(shapes)
+                shapes.append({"n": n, "k": k, "model": name, "projection": proj, "also": []})
+    assert len(shapes) == 96, len(shapes)
+    return {
+        "suite": "decode-linear",
+        "op": "linear",
+        "description": "Decode projections: y[M, N] = x[M, K] @ W[N, K]^T (+ b[N]) for every distinct weight "
+                       "shape of the models below; M = 1 and 4 tokens, with and without bias.",
+        "generated_by": "scripts/make_suites.py",
+        "dtypes": ["bf16"],
+        "m": [1, 4],
+        "bias": [False, True],
+        "models": model_table(),
+        "shapes": shapes,
+    }
+
+
+def softmax():
+    return {
+        "suite": "softmax",
+        "op": "softmax",
+        "description": "Softmax over the vocabulary (sampling): rows x vocab along the last dim.",
+        "generated_by": "scripts/make_suites.py",
+        "dtypes": ["f32", "bf16"],
+        "rows": [1, 4, 8],
+        "dim": -1,
+        "vocabularies": [
+            {"size": 32000, "models": ["mistral-7b-v0.1", "llama-2"]},
+            {"size": 128256, "models": ["llama-3.x"]},
+            {"size": 151936, "models": ["qwen3"]},
+            {"size": 262144, "models": ["gemma-3-1b"]},
+        ],
+    }
+
+
+def pad():
+    vae = [1, 1, 1, 1, 2, 0]   # W (1, 1), H (1, 1), T (2 before, 0 after): a causal 3x3x3 conv
+    img = [1, 1, 1, 1]
+    cases = [
+        {"name": "causal-vae latent conv_in", "shape": [1, 16, 5, 60, 104], "pads": vae},
+        {"name": "causal-vae tile 32", "shape": [1, 512, 5, 32, 32], "pads": vae},
+        {"name": "causal-vae tile 64", "shape": [1, 512, 5, 64, 64], "pads": vae},
+        {"name": "causal-vae tile 128", "shape": [1, 256, 9, 128, 128], "pads": vae},
+        {"name": "causal-vae tile 256 (H*W = 2^16)", "shape": [1, 128, 17, 256, 256], "pads": vae},
+        {"name": "causal-vae tile 512 (H*W = 2^18)", "shape": [1, 64, 3, 512, 512], "pads": vae},
+        {"name": "causal-vae strip (W = 2^16)", "shape": [1, 8, 3, 2, 65536], "pads": vae},
+        {"name": "causal-vae tile 64, channels-last", "shape": [1, 512, 5, 64, 64], "pads": vae,
+         "layout": "channels_last"},
+        {"name": "causal-vae tile 64, sliced rows", "shape": [1, 512, 5, 64, 64], "pads": vae, "layout": "sliced"},
+        {"name": "causal-vae tile 128, sliced rows", "shape": [1, 256, 9, 128, 128], "pads": vae, "layout": "sliced"},
+        {"name": "image-vae conv 64", "shape": [1, 512, 64, 64], "pads": img},
+        {"name": "image-vae conv 512", "shape": [1, 128, 512, 512], "pads": img},
+        {"name": "image-vae conv 64, channels-last", "shape": [1, 512, 64, 64], "pads": img, "layout": "channels_last"},
+        {"name": "2-d rows to a multiple of 128", "shape": [4096, 4000], "pads": [0, 96]},
+        {"name": "2-d innermost 2^16", "shape": [32, 65536], "pads": [1, 1]},
+        {"name": "2-d rows to a multiple of 128, sliced rows", "shape": [4096, 4000], "pads": [0, 96],
+         "layout": "sliced"},
+    ]
+    for c in cases:
+        c.setdefault("layout", "contiguous")
+    return {
+        "suite": "pad",
+        "op": "constant_pad_nd",
+        "description": "constant_pad_nd as the causal video VAE (5-D [N, C, T, H, W], pads W (1, 1), H (1, 1), "
+                       "T (2, 0)), image VAEs (4-D) and 2-D alignment padding use it. Layouts: contiguous; "
+                       "channels_last (stored [N, *spatial, C], permuted to [N, C, *spatial]); sliced (the "
+                       "innermost dim is x[..., 1:W+1] of a buffer W + 2 wide: rows neither contiguous nor "
+                       "aligned).",
+        "generated_by": "scripts/make_suites.py",
+        "dtypes": ["bf16", "f32"],
+        "value": 0.0,
+        "cases": cases,
+    }
+
+
+def moe():
+    h, _, _, _, _, _, (experts, mi, top_k) = MODELS["qwen3-30b-a3b"]
+    return {
+        "suite": "moe",
+        "op": "grouped_mm",
+        "description": "Qwen3-30B-A3B expert GEMMs as torch._grouped_mm (2-D x 3-D): tokens x top_k rows sorted "
+                       "by expert, offs = cumulative group ends. gate_up is gate_proj and up_proj fused "
+                       "(N = 2 x 768); weights are stored [E, N, K] like nn.Linear and passed as the "
+                       "transposed view [E, K, N]. Routing: even (assignments spread over all experts), skewed "
+                       "(proportional to 1 / (rank + 1), at most one row per token and expert), empty (every "
+                       "token picks the same top_k experts, spread over the range: all other groups empty).",
+        "generated_by": "scripts/make_suites.py",
+        "model": "qwen3-30b-a3b",
+        "dtypes": ["bf16"],
+        "experts": experts,
+        "top_k": top_k,
+        "hidden_size": h,
+        "moe_intermediate_size": mi,
+        "tokens": [1, 16, 128, 512],
+        "routing": ["even", "skewed", "empty"],
+        "projections": [{"name": "gate_up", "n": 2 * mi, "k": h}, {"name": "down", "n": h, "k": mi}],
+    }
+
+
+def attention():
+    _, _, heads, kv, hd, _, _ = MODELS["qwen3-30b-a3b"]
+    cases = [{"name": "decode", "q_len": 1, "kv_len": s, "causal": "none"} for s in (512, 2048, 8192, 32768)]
+    cases.append({"name": "prefill", "q_len": 512, "kv_len": 512, "causal": "top_left"})
+    return {
+        "suite": "attention",
+        "op": "scaled_dot_product_attention",
+        "description": "GQA attention with Qwen3-30B-A3B's heads (32 query heads, 4 KV heads of 128): decode "
+                       "(one query against the whole cache, no mask) and causal prefill. q [1, Hq, L, E], "
+                       "k and v [1, Hk, S, E], enable_gqa.",
+        "generated_by": "scripts/make_suites.py",
+        "model": "qwen3-30b-a3b",
+        "dtypes": ["bf16", "f32"],
+        "batch": 1,
+        "q_heads": heads,
+        "kv_heads": kv,
+        "head_dim": hd,
+        "cases": cases,
+    }
+
+
+def fp8():
+    picks = [
+        ("qwen3-8b", ["q_proj", "k_proj", "gate_proj", "down_proj"], None),
+        ("llama-3.1-8b", ["gate_proj", "down_proj"], None),
+        ("llama-3.1-70b", ["q_proj", "k_proj", "gate_proj", "down_proj"], None),
+        ("qwen3-30b-a3b", ["q_proj", "k_proj", "o_proj"], None),
+        ("qwen3-30b-a3b", ["expert gate_proj", "expert down_proj"], [1, 4, 32]),
+        ("qwen3-235b-a22b", ["expert gate_proj", "expert down_proj"], [1, 4, 32]),
+        ("gpt-oss-120b", ["expert gate_up_proj (fused)", "expert down_proj"], [1, 4, 32]),
+    ]
+    shapes = []
+    for model, projs, ms in picks:
+        table = {p: (n, k) for p, n, k in projections(model)}
+        for p in projs:
+            n, k = table[p]
+            entry = {"n": n, "k": k, "model": model, "projection": p}
+            if ms is not None:
+                entry["m"] = ms
+            shapes.append(entry)
+    # The moe suite's fused gate_up of Qwen3-30B-A3B, one expert at a time.
+    shapes.append({"n": 1536, "k": 2048, "model": "qwen3-30b-a3b", "projection": "expert gate_up (fused)",
+                   "m": [1, 4, 32]})
+    return {
+        "suite": "fp8",
+        "op": "scaled_mm",
+        "description": "torch._scaled_mm with float8_e4m3fn activations a[M, K] and weights W[N, K] (b = W^T, a "
+                       "column-major view), bf16 output. Recipes: tensorwise (one scale each), rowwise (a [M, 1], "
+                       "b [1, N]), block_128x128 (a 1x128 groups [M, K/128], W 128x128 blocks: DeepSeek-V3 and "
+                       "Qwen3-FP8 checkpoints). Expert shapes are one expert's GEMM, M = tokens routed to it "
+                       "(32 = 512 tokens x 8 / 128 experts, evenly routed).",
+        "generated_by": "scripts/make_suites.py",
+        "dtypes": ["float8_e4m3fn"],
+        "out_dtype": "bf16",
+        "recipes": ["tensorwise", "rowwise", "block_128x128"],
+        "m": [1, 4],
+        "shapes": shapes,
+    }
+
+
+def dumps(suite):
+    """One top-level field per line, and one line per element of a list or table: reviewable diffs."""
+    lines = []
+    for key, value in suite.items():
+        head = f" {json.dumps(key)}: "
+        if isinstance(value, list) and value and isinstance(value[0], dict):
+            body = ",\n".join("  " + json.dumps(v) for v in value)
+            lines.append(head + "[\n" + body + "\n ]")
+        elif isinstance(value, dict):
+            body = ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in value.items())
+            lines.append(head + "{\n" + body + "\n }")
+        else:
+            lines.append(head + json.dumps(value))
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+def main():
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "suites")
+    os.makedirs(root, exist_ok=True)
+    for suite in (decode_linear(), softmax(), pad(), moe(), attention(), fp8()):
+        path = os.path.join(root, suite["suite"] + ".json")
+        with open(path, "w") as f:
+            f.write(dumps(suite))
+        print(path)
+
+
+if __name__ == "__main__":
+    main()

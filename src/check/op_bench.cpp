@@ -1,0 +1,309 @@
+#include "check/op_bench.h"
+
+#include <algorithm>
+#include <cmath>
+#include <exception>
+#include <functional>
+#include <numeric>
+
+#include <fmt/format.h>
+
+#include "fourfold/allocator.h"
+#include "fourfold/errors.h"
+#include "fourfold/ops.h"
+#include "fourfold/parallel.h"
+#include "ops/dispatch.h"
+
+namespace fourfold {
+namespace {
+
+template <class... F>
+struct Overloaded : F... {
+  using F::operator()...;
+};
+template <class... F>
+Overloaded(F...) -> Overloaded<F...>;
+
+double numel(const Shape& shape) {
+  double n = 1;
+  for (int64_t d : shape) n *= static_cast<double>(d);
+  return n;
+}
+
+Shape padded_shape(const PadCase& p) {
+  Shape out = p.shape;
+  for (size_t k = 0; k < p.pads.size(); ++k) out[out.size() - 1 - k / 2] += p.pads[k];
+  return out;
+}
+
+// Scale tensors of a scaled_mm recipe, in a's and b's orientation (see ops.h).
+Shape scale_a_shape(const Fp8LinearCase& f) {
+  switch (f.recipe) {
+    case Fp8Recipe::tensorwise: return {1};
+    case Fp8Recipe::rowwise: return {f.m, 1};
+    case Fp8Recipe::block_128x128: return {f.m, (f.k + 127) / 128};
+  }
+  return {1};
+}
+Shape scale_b_shape(const Fp8LinearCase& f) {
+  switch (f.recipe) {
+    case Fp8Recipe::tensorwise: return {1};
+    case Fp8Recipe::rowwise: return {1, f.n};
+    case Fp8Recipe::block_128x128: return {(f.k + 127) / 128, (f.n + 127) / 128};
+  }
+  return {1};
+}
+
+// Attended (query, key) pairs of one head.
+double attended_pairs(const AttentionCase& a) {
+  const int64_t L = a.q_len, S = a.kv_len;
+  double pairs = 0;
+  for (int64_t i = 0; i < L; ++i) {
+    int64_t keys = S;
+    if (a.causal == CausalMode::top_left) keys = std::min(S, i + 1);
+    if (a.causal == CausalMode::lower_right) keys = std::clamp<int64_t>(i + S - L + 1, 0, S);
+    pairs += static_cast<double>(keys);
+  }
+  return pairs;
+}
+
+// ---------------------------------------------------------------- inputs
+uint64_t mix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ull;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+  x = (x ^ (x >> 27)) * 0x94D049BB133124EBull;
+  return x ^ (x >> 31);
+}
+
+// Uniform values in [-scale, scale), from (seed, element index), written in parallel: a 2 GB weight must not
+// take a minute to make. Benchmark inputs only need to be seeded, finite and free of denormals.
+void fill_bench(Tensor& t, uint64_t seed, double scale) {
+  const DType dtype = t.dtype();
+  const size_t es = dtype_size(dtype);
+  char* base = static_cast<char*>(t.data());
+  const uint64_t key = mix64(seed);
+  parallel_for(0, t.numel(), int64_t{1} << 16, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) {
+      const double u = static_cast<double>(mix64(key ^ static_cast<uint64_t>(i)) >> 11) * 0x1.0p-53;
+      const float v = static_cast<float>((2.0 * u - 1.0) * scale);
+      switch (dtype) {
+        case DType::f32: reinterpret_cast<float*>(base)[i] = v; break;
+        case DType::bf16: reinterpret_cast<uint16_t*>(base)[i] = f32_to_bf16(v); break;
+        case DType::f16: reinterpret_cast<uint16_t*>(base)[i] = f32_to_f16(v); break;
+        default: store_from_double(dtype, base + static_cast<size_t>(i) * es, v); break;
+      }
+    }
+  });
+}
+
+Tensor bench_tensor(const Shape& shape, DType dtype, uint64_t seed, double scale = 1.0) {
+  Tensor t = Tensor::empty(shape, dtype);
+  fill_bench(t, seed, scale);
+  return t;
+}
+
+// The pad input in the case's layout; the logical shape is always p.shape.
+Tensor pad_input(const PadCase& p, DType dtype, uint64_t seed) {
+  const int rank = static_cast<int>(p.shape.size());
+  if (p.layout == PadLayout::channels_last) {
+    if (rank == 2) return bench_tensor({p.shape[1], p.shape[0]}, dtype, seed).transpose(0, 1);
+    Shape stored = {p.shape[0]};
+    for (int d = 2; d < rank; ++d) stored.push_back(p.shape[d]);
+    stored.push_back(p.shape[1]);
+    std::vector<int> perm = {0, rank - 1};
+    for (int d = 1; d < rank - 1; ++d) perm.push_back(d);
+    return bench_tensor(stored, dtype, seed).permute(perm);
+  }
+  if (p.layout == PadLayout::sliced) {
+    Shape wide = p.shape;
+    wide.back() += 2;
+    return bench_tensor(wide, dtype, seed).narrow(rank - 1, 1, p.shape.back());
+  }
+  return bench_tensor(p.shape, dtype, seed);
+}
+
+// One set of inputs and the call that uses them.
+using Call = std::function<void()>;
+
+Call build_call(const BenchCase& c, uint64_t seed) {
+  const DType dt = c.dtype;
+  return std::visit(
+      Overloaded{
+          [&](const LinearCase& l) -> Call {
+            Tensor x = bench_tensor({l.m, l.k}, dt, seed);
+            Tensor w = bench_tensor({l.n, l.k}, dt, seed + 1, 1.0 / std::sqrt(static_cast<double>(l.k)));
+            OptTensor b;
+            if (l.bias) b = bench_tensor({l.n}, dt, seed + 2);
+            return [x, w, b] { linear(x, w, b); };
+          },
+          [&](const SoftmaxCase& s) -> Call {
+            Tensor x = bench_tensor({s.rows, s.cols}, dt, seed, 8.0);
+            const int dim = s.dim;
+            return [x, dim] { softmax(x, dim); };
+          },
+          [&](const PadCase& p) -> Call {
+            Tensor x = pad_input(p, dt, seed);
+            const std::vector<int64_t> pads = p.pads;
+            const double value = p.value;
+            return [x, pads, value] { constant_pad_nd(x, pads, value); };
+          },
+          [&](const MoeCase& m) -> Call {
+            const std::vector<int64_t> sizes = moe_group_sizes(m.tokens, m.experts, m.top_k, m.routing);
+            std::vector<double> ends(sizes.size());
+            int64_t total = 0;
+            for (size_t e = 0; e < sizes.size(); ++e) ends[e] = static_cast<double>(total += sizes[e]);
+            Tensor a = bench_tensor({total, m.k}, dt, seed);
+            // Stored [E, N, K] like nn.Linear weights; grouped_mm takes [E, K, N]: the transposed view.
+            Tensor w = bench_tensor({m.experts, m.n, m.k}, dt, seed + 1, 1.0 / std::sqrt(static_cast<double>(m.k)));
+            Tensor b = w.transpose(1, 2);
+            Tensor offs = Tensor::from_vector(ends, {m.experts}, DType::i32);
+            return [a, b, offs] { grouped_mm(a, b, offs); };
+          },
+          [&](const AttentionCase& a) -> Call {
+            Tensor q = bench_tensor({a.batch, a.q_heads, a.q_len, a.head_dim}, dt, seed);
+            Tensor k = bench_tensor({a.batch, a.kv_heads, a.kv_len, a.head_dim}, dt, seed + 1);
+            Tensor v = bench_tensor({a.batch, a.kv_heads, a.kv_len, a.head_dim}, dt, seed + 2);
+            AttentionOptions options;
+            options.causal = a.causal;
+            options.enable_gqa = a.q_heads != a.kv_heads;
+            return [q, k, v, options] { scaled_dot_product_attention(q, k, v, options); };
+          },
+          [&](const Fp8LinearCase& f) -> Call {
+            Tensor a = bench_tensor({f.m, f.k}, dt, seed, 64.0);
+            Tensor w = bench_tensor({f.n, f.k}, dt, seed + 1, 64.0);
+            Tensor b = w.transpose(0, 1);
+            Tensor sa = Tensor::empty(scale_a_shape(f), DType::f32);
+            sa.fill_uniform(seed + 2, 0.5 / 64, 1.5 / 64);
+            Tensor sb;
+            if (f.recipe == Fp8Recipe::block_128x128) {
+              // A checkpoint's weight_scale_inv [N/128, K/128], passed transposed as ops.h says.
+              const Shape s = scale_b_shape(f);
+              Tensor inv = Tensor::empty({s[1], s[0]}, DType::f32);
+              inv.fill_uniform(seed + 3, 0.5 / 64, 1.5 / 64);
+              sb = inv.transpose(0, 1);
+            } else {
+              sb = Tensor::empty(scale_b_shape(f), DType::f32);
+              sb.fill_uniform(seed + 3, 0.5 / 64, 1.5 / 64);
+            }
+            const DType out = f.out_dtype;
+            return [a, b, sa, sb, out] { scaled_mm(a, b, sa, sb, std::nullopt, out); };
+          },
+      },
+      c.params);
+}
+
+bool tier_has_kernel(Tier tier, std::string_view op) {
+  const KernelTable* table = kernel_table(tier);
+  if (table == nullptr) return false;
+#define FOURFOLD_HAS_KERNEL(name, Args) \
+  if (op == #name) return table->name.run != nullptr;
+  FOURFOLD_OP_LIST(FOURFOLD_HAS_KERNEL)
+#undef FOURFOLD_HAS_KERNEL
+  return false;
+}
+
+}  // namespace
+
+OpCost op_cost(const BenchCase& c) {
+  const double s = static_cast<double>(dtype_size(c.dtype));
+  return std::visit(
+      Overloaded{
+          [&](const LinearCase& l) {
+            const double m = l.m, n = l.n, k = l.k;
+            return OpCost{(m * k + n * k + (l.bias ? n : 0.0)) * s, m * n * s, 2.0 * m * n * k};
+          },
+          [&](const SoftmaxCase& x) {
+            const double e = static_cast<double>(x.rows) * static_cast<double>(x.cols);
+            return OpCost{e * s, e * s, 0.0};
+          },
+          [&](const PadCase& p) { return OpCost{numel(p.shape) * s, numel(padded_shape(p)) * s, 0.0}; },
+          [&](const MoeCase& m) {
+            const std::vector<int64_t> sizes = moe_group_sizes(m.tokens, m.experts, m.top_k, m.routing);
+            const double active = static_cast<double>(std::count_if(sizes.begin(), sizes.end(), [](int64_t v) { return v > 0; }));
+            const double rows = static_cast<double>(m.tokens * m.top_k), n = m.n, k = m.k;
+            return OpCost{(rows * k + active * k * n) * s + 4.0 * static_cast<double>(m.experts), rows * n * s,
+                          2.0 * rows * n * k};
+          },
+          [&](const AttentionCase& a) {
+            const double b = a.batch, hq = a.q_heads, hk = a.kv_heads, e = a.head_dim;
+            const double q = b * hq * a.q_len * e, kv = 2.0 * b * hk * a.kv_len * e;
+            return OpCost{(q + kv) * s, q * s, 2.0 * b * hq * attended_pairs(a) * (e + e)};
+          },
+          [&](const Fp8LinearCase& f) {
+            const double m = f.m, n = f.n, k = f.k;
+            const double scales = numel(scale_a_shape(f)) + numel(scale_b_shape(f));
+            return OpCost{(m * k + n * k) * s + 4.0 * scales, m * n * static_cast<double>(dtype_size(f.out_dtype)),
+                          2.0 * m * n * k};
+          },
+      },
+      c.params);
+}
+
+double case_work(const BenchCase& c) {
+  const OpCost cost = op_cost(c);
+  return cost.flops / 2.0 + cost.bytes() / static_cast<double>(dtype_size(c.dtype));
+}
+
+RooflinePoint roofline_point(const OpCost& cost, double seconds, const RooflineProbe& probe) {
+  RooflinePoint r;
+  if (!(seconds > 0)) return r;
+  r.gbs = cost.bytes() / seconds / 1e9;
+  r.gflops = cost.flops / seconds / 1e9;
+  const double t_memory = cost.bytes_read / (probe.read_gbs.median * 1e9) + cost.bytes_written / (probe.write_gbs.median * 1e9);
+  const double t_compute = cost.flops / (probe.fma_gflops.median * 1e9);
+  r.bandwidth_gbs = t_memory > 0 ? cost.bytes() / t_memory / 1e9 : 0.0;
+  r.compute_bound = t_compute > t_memory;
+  const double floor = std::max(t_memory, t_compute);
+  r.floor_us = floor * 1e6;
+  r.fraction = floor / seconds;
+  return r;
+}
+
+Tier expected_tier(std::string_view op) {
+  const std::optional<Tier> forced = current_policy().forced_for(op);
+  for (int t = static_cast<int>(forced.value_or(Tier::dedicated)); t > 0; --t)
+    if (tier_has_kernel(static_cast<Tier>(t), op)) return static_cast<Tier>(t);
+  return Tier::reference;
+}
+
+OpTimeRow run_bench_case(const BenchCase& c, const RooflineProbe& probe, const BenchOptions& options) {
+  OpTimeRow row;
+  row.bench_case = c;
+  row.cost = op_cost(c);
+  const double work = case_work(c);
+  const bool on_reference = expected_tier(c.op) == Tier::reference;
+  if (options.reference_work_cap > 0 && work > options.reference_work_cap && on_reference) {
+    row.skipped = fmt::format("reference tier: work {:.2g} > cap {:.2g}", work, options.reference_work_cap);
+    return row;
+  }
+  try {
+    std::vector<Call> calls;
+    calls.push_back(build_call(c, options.seed));
+    const double input_bytes = std::max(row.cost.bytes_read, 1.0);
+    const int copies = options.rotate_bytes == 0 || on_reference
+                           ? 1
+                           : static_cast<int>(std::clamp(std::ceil(static_cast<double>(options.rotate_bytes) / input_bytes),
+                                                         1.0, static_cast<double>(std::max(options.max_copies, 1))));
+    for (int i = 1; i < copies; ++i) calls.push_back(build_call(c, options.seed + 1000 * static_cast<uint64_t>(i)));
+    row.copies = copies;
+    size_t next = 0;
+    reset_dispatch_counts();
+    row.timing = time_op([&] {
+      calls[next]();
+      next = next + 1 == calls.size() ? 0 : next + 1;
+    }, options.timer);
+    for (const DispatchCount& d : dispatch_counts()) {
+      if (d.op != c.op) continue;
+      const int most = static_cast<int>(std::max_element(std::begin(d.calls), std::end(d.calls)) - std::begin(d.calls));
+      row.tier = std::string(tier_name(static_cast<Tier>(most)));
+      row.variant = d.last_variant;
+    }
+    row.roof = roofline_point(row.cost, row.timing.median_us * 1e-6, probe);
+  } catch (const std::exception& e) {
+    row.error = e.what();
+  }
+  cpu_allocator().empty_cache();
+  return row;
+}
+
+}  // namespace fourfold

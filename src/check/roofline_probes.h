@@ -1,0 +1,81 @@
+// Ceilings measured in the running process: memory bandwidth (read, write, copy), peak f32 FMA throughput
+// and thread-to-thread latency. The op-time record divides by these (DESIGN.md section 2.2); measuring them
+// in the same run matters here because bandwidth moves with vCPU placement (MACHINE.md).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace fourfold {
+
+// The instruction set a probe kernel runs with, chosen at run time from CPUID.
+enum class ProbeIsa { scalar, avx2, avx512 };
+std::string_view probe_isa_name(ProbeIsa isa);   // "scalar", "avx2", "avx512"
+ProbeIsa best_probe_isa();                       // avx512 (AVX-512F), else avx2 (AVX2 + FMA), else scalar
+bool probe_isa_supported(ProbeIsa isa);
+
+// One probe: a few repeats, each its own figure. The median is the ceiling the record uses; min and max
+// show how much the machine moved while it was measured.
+struct ProbeFigure {
+  std::vector<double> samples;
+  double median = 0.0, min = 0.0, max = 0.0;
+  double spread() const { return max - min; }
+};
+
+struct RooflineProbe {
+  int threads = 1;                  // threads the bandwidth and FMA probes ran on (num_threads())
+  ProbeIsa isa = ProbeIsa::scalar;  // the kernels' instruction set
+  size_t buffer_bytes = 0;          // read and write probes: this many bytes; copy: half of it to the other half
+  bool nontemporal_stores = false;  // write and copy used streaming stores
+  // The buffer was advised to use transparent huge pages (madvise), and how many of its bytes the kernel
+  // backed with them (from /proc/self/smaps). 2 MiB pages matter here: a 1 GiB read on 4 KiB pages gives
+  // 17-20 GB/s on one thread where huge pages give 30-32 (the TLB misses cost the difference).
+  bool huge_pages_requested = false;
+  size_t huge_page_bytes = 0;
+  // GB/s = 1e9 bytes per second. Read: bytes loaded. Write: bytes stored. Copy: bytes loaded + bytes
+  // stored (2 x the copied size), which is what an op that reads one buffer and writes another moves.
+  ProbeFigure read_gbs, write_gbs, copy_gbs;
+  ProbeFigure fma_gflops;           // f32, 2 flops per lane per FMA, all threads, independent chains in registers
+  // One-way thread-to-thread hop, ns: two threads on two CPUs pass a counter on one cache line back and
+  // forth; a round trip is two hops. Unmeasured (empty) when the process may use fewer than two CPUs.
+  ProbeFigure hop_ns;
+  bool hop_measured = false;
+  int hop_cpus[2] = {-1, -1};       // the CPUs the two threads were pinned to (-1: not pinned)
+  double seconds = 0.0;             // wall time of all probes
+};
+
+struct ProbeBudget {
+  // Much larger than the last-level cache, or the probes measure the cache (32 MB L3 here).
+  size_t buffer_bytes = size_t{1} << 30;
+  int repeats = 5;
+  double fma_seconds = 0.05;        // per FMA repeat
+  int64_t hop_round_trips = 200000; // per latency repeat
+  std::optional<ProbeIsa> isa;      // default: best_probe_isa()
+  bool measure_latency = true;
+  // Ask for transparent huge pages on the buffer: the ceiling is what the memory system can give. Off, the
+  // probes measure what 4 KiB pages give (what a kernel on un-advised memory can reach).
+  bool huge_pages = true;
+
+  static ProbeBudget quick();       // 256 MiB, 3 repeats: a few tenths of a second
+  static ProbeBudget tiny();        // 16 MiB, 2 repeats: for tests (measures caches, not DRAM)
+};
+
+// Runs every probe once per repeat on num_threads() threads. Buffers come from the caching allocator
+// (Tensor::empty) and are written once before any timing, so no probe pays first-touch page faults.
+RooflineProbe measure_roofline(const ProbeBudget& budget = {});
+
+// The single probes, for tests and for callers that need one figure. Each returns GB/s or GFLOP/s of one run.
+double probe_read_gbs(const void* buffer, size_t bytes, ProbeIsa isa);
+double probe_write_gbs(void* buffer, size_t bytes, ProbeIsa isa);
+double probe_copy_gbs(void* dst, const void* src, size_t bytes, ProbeIsa isa);   // counts 2 * bytes
+double probe_fma_gflops(double seconds, ProbeIsa isa);
+// ns per one-way hop over `round_trips` round trips; nullopt when two CPUs are not available.
+std::optional<double> probe_hop_ns(int64_t round_trips, int* cpus_used = nullptr);
+
+std::string describe_probe(const RooflineProbe& probe);   // multi-line, human-readable
+
+}  // namespace fourfold

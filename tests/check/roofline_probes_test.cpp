@@ -1,0 +1,111 @@
+// The roofline probes with a tiny budget: every figure positive and finite, bandwidth in a sane range,
+// every ISA this CPU has, and budgets checked.
+#include <cmath>
+
+#include "check/roofline_probes.h"
+#include "fourfold/parallel.h"
+#include "support/test_support.h"
+
+namespace fourfold {
+namespace {
+
+void expect_sane(const ProbeFigure& f, double low, double high, const char* what) {
+  ASSERT_FALSE(f.samples.empty()) << what;
+  for (double v : f.samples) {
+    EXPECT_TRUE(std::isfinite(v)) << what;
+    EXPECT_GT(v, 0.0) << what;
+  }
+  EXPECT_LE(f.min, f.median) << what;
+  EXPECT_LE(f.median, f.max) << what;
+  EXPECT_GT(f.median, low) << what;
+  EXPECT_LT(f.median, high) << what;
+}
+
+TEST(RooflineProbes, TinyBudgetGivesPositiveFiniteFigures) {
+  const RooflineProbe p = measure_roofline(ProbeBudget::tiny());
+  EXPECT_EQ(p.threads, num_threads());
+  EXPECT_EQ(p.isa, best_probe_isa());
+  EXPECT_EQ(p.read_gbs.samples.size(), 2u);
+  // 16 MiB sits in caches here, so these are cache figures: still between 1 and 1000 GB/s on any CPU.
+  expect_sane(p.read_gbs, 1.0, 1000.0, "read");
+  expect_sane(p.write_gbs, 0.5, 1000.0, "write");
+  expect_sane(p.copy_gbs, 0.5, 1000.0, "copy");
+  expect_sane(p.fma_gflops, 0.5, 1e5, "fma");
+  if (p.hop_measured) expect_sane(p.hop_ns, 1.0, 1e7, "hop");
+  EXPECT_GT(p.seconds, 0.0);
+  // Whether the kernel grants huge pages depends on its THP setting; never more than the buffer.
+  EXPECT_LE(p.huge_page_bytes, p.buffer_bytes);
+  const std::string text = describe_probe(p);
+  EXPECT_NE(text.find("read"), std::string::npos);
+  EXPECT_NE(text.find("FMA"), std::string::npos);
+}
+
+TEST(RooflineProbes, SmallPagesWhenAsked) {
+  ProbeBudget budget = ProbeBudget::tiny();
+  budget.huge_pages = false;
+  budget.measure_latency = false;
+  const RooflineProbe p = measure_roofline(budget);
+  EXPECT_FALSE(p.huge_pages_requested);
+  EXPECT_FALSE(p.hop_measured);
+  EXPECT_NE(describe_probe(p).find("not requested"), std::string::npos);
+  expect_sane(p.read_gbs, 1.0, 1000.0, "read");
+}
+
+TEST(RooflineProbes, ReadBandwidthOutsideTheCacheIsSane) {
+  // 96 MiB: three times the 32 MB L3 of this machine; one thread.
+  const int saved = num_threads();
+  set_num_threads(1);
+  Tensor buffer = Tensor::empty({int64_t{24} << 20}, DType::f32);
+  const ProbeIsa isa = best_probe_isa();
+  probe_write_gbs(buffer.data(), buffer.nbytes(), isa);
+  const double gbs = probe_read_gbs(buffer.data(), buffer.nbytes(), isa);
+  set_num_threads(saved);
+  EXPECT_GT(gbs, 1.0);
+  EXPECT_LT(gbs, 1000.0);
+}
+
+TEST(RooflineProbes, EverySupportedIsaRuns) {
+  Tensor buffer = Tensor::empty({int64_t{1} << 20}, DType::f32);   // 4 MiB
+  for (ProbeIsa isa : {ProbeIsa::scalar, ProbeIsa::avx2, ProbeIsa::avx512}) {
+    if (!probe_isa_supported(isa)) continue;
+    SCOPED_TRACE(std::string(probe_isa_name(isa)));
+    EXPECT_GT(probe_write_gbs(buffer.data(), buffer.nbytes(), isa), 0.0);
+    EXPECT_GT(probe_read_gbs(buffer.data(), buffer.nbytes(), isa), 0.0);
+    EXPECT_GT(probe_copy_gbs(static_cast<char*>(buffer.data()) + buffer.nbytes() / 2, buffer.data(),
+                             buffer.nbytes() / 2, isa), 0.0);
+    EXPECT_GT(probe_fma_gflops(0.002, isa), 0.0);
+  }
+  // The copy moved the first half's values: the write probe stored 1.0 everywhere.
+  EXPECT_EQ(buffer.to_vector().back(), 1.0);
+  EXPECT_TRUE(probe_isa_supported(ProbeIsa::scalar));
+  EXPECT_TRUE(probe_isa_supported(best_probe_isa()));
+}
+
+TEST(RooflineProbes, VectorFmaBeatsScalar) {
+  if (best_probe_isa() == ProbeIsa::scalar) GTEST_SKIP() << "no vector ISA";
+  const double vec = probe_fma_gflops(0.01, best_probe_isa());
+  const double scalar = probe_fma_gflops(0.01, ProbeIsa::scalar);
+  EXPECT_GT(vec, 1.5 * scalar);
+}
+
+TEST(RooflineProbes, HopLatencyWhenTwoCpusExist) {
+  int cpus[2] = {-1, -1};
+  const std::optional<double> ns = probe_hop_ns(2000, cpus);
+  if (!ns) GTEST_SKIP() << "fewer than two CPUs";
+  EXPECT_TRUE(std::isfinite(*ns));
+  EXPECT_GT(*ns, 1.0);
+}
+
+TEST(RooflineProbes, BadBudgetsAreValueErrors) {
+  using testing::throws_with;
+  ProbeBudget small = ProbeBudget::tiny();
+  small.buffer_bytes = 1000;
+  EXPECT_TRUE(throws_with<ValueError>([&] { measure_roofline(small); }, {"measure_roofline", "'buffer_bytes'"}));
+  ProbeBudget none = ProbeBudget::tiny();
+  none.repeats = 0;
+  EXPECT_TRUE(throws_with<ValueError>([&] { measure_roofline(none); }, {"'repeats'"}));
+  EXPECT_TRUE(throws_with<ValueError>([] { probe_hop_ns(0); }, {"'round_trips'"}));
+}
+
+}  // namespace
+}  // namespace fourfold

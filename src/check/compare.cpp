@@ -199,13 +199,6 @@ Verdict time_verdict(double base_lo, double base_hi, double cand_lo, double cand
   return Verdict::noise;   // the intervals overlap: the difference is inside the repeat-to-repeat spread
 }
 
-double geometric_mean(const std::vector<double>& values) {
-  if (values.empty()) return std::nan("");
-  double log_sum = 0;
-  for (double v : values) log_sum += std::log(v);
-  return std::exp(log_sum / static_cast<double>(values.size()));
-}
-
 int64_t CorrectnessComparison::regressions() const {
   int64_t n = 0;
   for (const auto& d : ops) n += !d.regressions.empty();

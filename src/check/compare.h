@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "check/records.h"
+#include "check/statistics.h"
 
 namespace fourfold {
 
@@ -44,7 +45,6 @@ struct SuiteSummary {
   int64_t rows = 0, faster = 0, slower = 0, noise = 0;
   double geomean = 1, geomean_low = 1, geomean_high = 1;
 };
-double geometric_mean(const std::vector<double>& values);   // NaN for none; values must be > 0
 
 struct OpTimeComparison {
   std::vector<OpTimeDelta> rows;

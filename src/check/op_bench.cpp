@@ -266,8 +266,8 @@ Tier expected_tier(std::string_view op) {
   return Tier::reference;
 }
 
-OpTimeRow run_bench_case(const BenchCase& c, const RooflineProbe& probe, const BenchOptions& options) {
-  OpTimeRow row;
+BenchRow run_bench_case(const BenchCase& c, const RooflineProbe& probe, const BenchOptions& options) {
+  BenchRow row;
   row.bench_case = c;
   row.cost = op_cost(c);
   const double work = case_work(c);

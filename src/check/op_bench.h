@@ -76,7 +76,7 @@ struct BenchOptions {
 // Multiply-adds + elements read and written: the size measure the reference cap uses.
 double case_work(const BenchCase& c);
 
-struct OpTimeRow {
+struct BenchRow {
   BenchCase bench_case;
   std::string tier;            // the tier that ran, from the dispatch counters ("" when not run)
   std::string variant;         // its kernel variant, when the tier names one
@@ -90,6 +90,6 @@ struct OpTimeRow {
 };
 
 // Never throws for a failing op: the message goes to row.error. Frees the allocator's cache afterwards.
-OpTimeRow run_bench_case(const BenchCase& c, const RooflineProbe& probe, const BenchOptions& options);
+BenchRow run_bench_case(const BenchCase& c, const RooflineProbe& probe, const BenchOptions& options);
 
 }  // namespace fourfold

@@ -2,6 +2,8 @@
 // docs/records_schema.md). The validating reader is records_reader.cpp.
 #include "check/records.h"
 
+#include "check/statistics.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
@@ -24,19 +26,12 @@ CorrectnessRow correctness_row(std::string op, std::string shape, std::string dt
           s.rel_floor, s.max_ulp, s.psnr_db, s.nan_mismatches, s.exact};
 }
 
-double quantile(std::vector<double> samples, double q) {
-  if (samples.empty()) return std::numeric_limits<double>::quiet_NaN();
-  std::sort(samples.begin(), samples.end());
-  const double pos = q * static_cast<double>(samples.size() - 1);
-  const size_t i = static_cast<size_t>(pos);
-  if (i + 1 >= samples.size()) return samples.back();
-  return samples[i] + (pos - static_cast<double>(i)) * (samples[i + 1] - samples[i]);
-}
-
 void summarize_samples(OpTimeRow& row, std::optional<double> peak_read_gb_per_s, std::optional<double> peak_gflop_per_s) {
-  row.median_us = quantile(row.samples_us, 0.5);
-  row.p10_us = quantile(row.samples_us, 0.1);
-  row.p90_us = quantile(row.samples_us, 0.9);
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const Summary summary = row.samples_us.empty() ? Summary{0, nan, nan, nan, nan, nan} : summarize(row.samples_us);
+  row.median_us = summary.median;
+  row.p10_us = summary.p10;
+  row.p90_us = summary.p90;
   const double seconds = row.median_us * 1e-6;
   row.gb_per_s = row.bytes / seconds * 1e-9;
   row.gflop_per_s = row.flops / seconds * 1e-9;

@@ -44,9 +44,7 @@ struct OpTimeRow {
   std::optional<double> roofline_percent;  // of min(bandwidth, FMA) ceiling; nullopt when not probed
   bool operator==(const OpTimeRow&) const = default;
 };
-// Linear interpolation between order statistics (q in [0, 1]; NaN for no samples).
-double quantile(std::vector<double> samples, double q);
-// Sets median/p10/p90 from samples_us, GB/s and GFLOP/s at the median, and the % of the roofline: the time
+// Sets median/p10/p90 from samples_us (check/statistics.h percentiles; NaN for no samples), GB/s and GFLOP/s at the median, and the % of the roofline: the time
 // the op would take at peak (max of bytes / peak bandwidth and flops / peak FMA rate) over the median time;
 // nullopt when a peak it needs was not probed.
 void summarize_samples(OpTimeRow& row, std::optional<double> peak_read_gb_per_s, std::optional<double> peak_gflop_per_s);

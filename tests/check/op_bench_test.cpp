@@ -112,7 +112,7 @@ TEST(OpBench, SmallRowsRunOnTheReferenceTier) {
   };
   for (const BenchCase& c : cases) {
     SCOPED_TRACE(c.op);
-    const OpTimeRow row = run_bench_case(c, p, options);
+    const BenchRow row = run_bench_case(c, p, options);
     ASSERT_TRUE(row.ran()) << row.error << row.skipped;
     EXPECT_EQ(row.tier, "reference");
     EXPECT_EQ(row.timing.samples, 3);
@@ -130,7 +130,7 @@ TEST(OpBench, ReferenceCapSkipsBigRows) {
   options.reference_work_cap = 1000;
   const BenchCase big = make("linear", DType::bf16, LinearCase{1, 4096, 4096, false});
   EXPECT_GT(case_work(big), 1000);
-  const OpTimeRow row = run_bench_case(big, fake_probe(30, 20, 100), options);
+  const BenchRow row = run_bench_case(big, fake_probe(30, 20, 100), options);
   EXPECT_FALSE(row.ran());
   EXPECT_NE(row.skipped.find("reference tier"), std::string::npos);
   EXPECT_EQ(row.cost.flops, 2.0 * 4096 * 4096);
@@ -143,7 +143,7 @@ TEST(OpBench, AFailingOpIsRecordedNotThrown) {
   BenchOptions options;
   options.timer.warmup = 1;
   options.timer.samples = 1;
-  const OpTimeRow row = run_bench_case(bad, fake_probe(30, 20, 100), options);
+  const BenchRow row = run_bench_case(bad, fake_probe(30, 20, 100), options);
   EXPECT_FALSE(row.ran());
   EXPECT_NE(row.error.find("constant_pad_nd"), std::string::npos) << row.error;
 }

@@ -237,10 +237,6 @@ TEST(Records, OutsideTheAllocatorArithmetic) {
 }
 
 TEST(Records, QuantilesAndRatesFromSamples) {
-  EXPECT_DOUBLE_EQ(quantile({4, 1, 3, 2}, 0.5), 2.5);
-  EXPECT_DOUBLE_EQ(quantile({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 0.1), 1.9);
-  EXPECT_DOUBLE_EQ(quantile({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, 0.9), 9.1);
-  EXPECT_DOUBLE_EQ(quantile({7}, 0.9), 7);
   OpTimeRow r;
   r.samples_us = {10, 20, 30};
   r.bytes = 2e6;      // 2 MB in 20 µs = 100 GB/s

@@ -46,7 +46,7 @@ struct BenchOpsOptions {
 
 struct SuiteRun {
   Suite suite;
-  std::vector<OpTimeRow> rows;
+  std::vector<BenchRow> rows;
 };
 
 struct BenchRun {
@@ -83,7 +83,7 @@ void print_header() {
              "tier", "us/call median (p10-p90)", "GB/s", "GFLOP/s", "roof%", "flt/call");
 }
 
-void print_row(const OpTimeRow& r) {
+void print_row(const BenchRow& r) {
   const BenchCase& c = r.bench_case;
   const std::string lead = fmt::format("{:<16} {:<34} {:<40} {:<8}", clip(c.op, 16), clip(c.name, 34),
                                        clip(c.shape, 40), short_dtype(c.dtype));
@@ -129,7 +129,7 @@ nlohmann::json op_time_json(const BenchRun& run) {
   json suites = json::array();
   for (const SuiteRun& s : run.suites) {
     json rows = json::array();
-    for (const OpTimeRow& r : s.rows) {
+    for (const BenchRow& r : s.rows) {
       const BenchCase& c = r.bench_case;
       json row = {{"op", c.op}, {"from", c.name}, {"shape", c.shape}, {"dtype", std::string(dtype_name(c.dtype))},
                   {"bytes_read", r.cost.bytes_read}, {"bytes_written", r.cost.bytes_written}, {"flops", r.cost.flops}};
@@ -258,7 +258,7 @@ void run_bench_ops(const BenchOpsOptions& o) {
     int ran = 0, skipped = 0, failed = 0;
     for (size_t i = 0; i < cases.size(); ++i) {
       if (progress) fmt::print(stderr, "\r[{}/{}] {} {} {}\033[K", i + 1, cases.size(), suite.name, cases[i].name, cases[i].shape);
-      OpTimeRow row = run_bench_case(cases[i], run.probe, run.options);
+      BenchRow row = run_bench_case(cases[i], run.probe, run.options);
       if (row.skipped.empty()) print_row(row);   // skipped rows: counted below, listed by --list and in JSON
       std::fflush(stdout);
       ran += row.ran() ? 1 : 0;

@@ -1,5 +1,7 @@
 #include "check/op_bench.h"
 
+#include "core/counter_rng.h"
+
 #include <algorithm>
 #include <cmath>
 #include <exception>
@@ -68,23 +70,15 @@ double attended_pairs(const AttentionCase& a) {
 }
 
 // ---------------------------------------------------------------- inputs
-uint64_t mix64(uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133124EBull;
-  return x ^ (x >> 31);
-}
-
 // Uniform values in [-scale, scale), from (seed, element index), written in parallel: a 2 GB weight must not
 // take a minute to make. Benchmark inputs only need to be seeded, finite and free of denormals.
 void fill_bench(Tensor& t, uint64_t seed, double scale) {
   const DType dtype = t.dtype();
   const size_t es = dtype_size(dtype);
   char* base = static_cast<char*>(t.data());
-  const uint64_t key = mix64(seed);
   parallel_for(0, t.numel(), int64_t{1} << 16, [&](int64_t begin, int64_t end) {
     for (int64_t i = begin; i < end; ++i) {
-      const double u = static_cast<double>(mix64(key ^ static_cast<uint64_t>(i)) >> 11) * 0x1.0p-53;
+      const double u = counter_uniform(seed, static_cast<uint64_t>(i));
       const float v = static_cast<float>((2.0 * u - 1.0) * scale);
       switch (dtype) {
         case DType::f32: reinterpret_cast<float*>(base)[i] = v; break;
@@ -122,53 +116,56 @@ Tensor pad_input(const PadCase& p, DType dtype, uint64_t seed) {
   return bench_tensor(p.shape, dtype, seed);
 }
 
-// One set of inputs and the call that uses them.
 using Call = std::function<void()>;
 
-Call build_call(const BenchCase& c, uint64_t seed) {
+}  // namespace
+
+BenchCall make_bench_call(const BenchCase& c, uint64_t seed, bool float64_oracle) {
   const DType dt = c.dtype;
+  // The oracle sees the same values widened to float64 (FP8 operands stay FP8: only their output widens).
+  const auto wide = [float64_oracle](const Tensor& t) { return float64_oracle ? t.to(DType::f64) : t; };
   return std::visit(
       Overloaded{
-          [&](const LinearCase& l) -> Call {
-            Tensor x = bench_tensor({l.m, l.k}, dt, seed);
-            Tensor w = bench_tensor({l.n, l.k}, dt, seed + 1, 1.0 / std::sqrt(static_cast<double>(l.k)));
+          [&](const LinearCase& l) -> BenchCall {
+            Tensor x = wide(bench_tensor({l.m, l.k}, dt, seed));
+            Tensor w = wide(bench_tensor({l.n, l.k}, dt, seed + 1, 1.0 / std::sqrt(static_cast<double>(l.k))));
             OptTensor b;
-            if (l.bias) b = bench_tensor({l.n}, dt, seed + 2);
-            return [x, w, b] { linear(x, w, b); };
+            if (l.bias) b = wide(bench_tensor({l.n}, dt, seed + 2));
+            return [x, w, b] { return linear(x, w, b); };
           },
-          [&](const SoftmaxCase& s) -> Call {
-            Tensor x = bench_tensor({s.rows, s.cols}, dt, seed, 8.0);
+          [&](const SoftmaxCase& s) -> BenchCall {
+            Tensor x = wide(bench_tensor({s.rows, s.cols}, dt, seed, 8.0));
             const int dim = s.dim;
-            return [x, dim] { softmax(x, dim); };
+            return [x, dim] { return softmax(x, dim); };
           },
-          [&](const PadCase& p) -> Call {
-            Tensor x = pad_input(p, dt, seed);
+          [&](const PadCase& p) -> BenchCall {
+            Tensor x = wide(pad_input(p, dt, seed));
             const std::vector<int64_t> pads = p.pads;
             const double value = p.value;
-            return [x, pads, value] { constant_pad_nd(x, pads, value); };
+            return [x, pads, value] { return constant_pad_nd(x, pads, value); };
           },
-          [&](const MoeCase& m) -> Call {
+          [&](const MoeCase& m) -> BenchCall {
             const std::vector<int64_t> sizes = moe_group_sizes(m.tokens, m.experts, m.top_k, m.routing);
             std::vector<double> ends(sizes.size());
             int64_t total = 0;
             for (size_t e = 0; e < sizes.size(); ++e) ends[e] = static_cast<double>(total += sizes[e]);
-            Tensor a = bench_tensor({total, m.k}, dt, seed);
+            Tensor a = wide(bench_tensor({total, m.k}, dt, seed));
             // Stored [E, N, K] like nn.Linear weights; grouped_mm takes [E, K, N]: the transposed view.
-            Tensor w = bench_tensor({m.experts, m.n, m.k}, dt, seed + 1, 1.0 / std::sqrt(static_cast<double>(m.k)));
+            Tensor w = wide(bench_tensor({m.experts, m.n, m.k}, dt, seed + 1, 1.0 / std::sqrt(static_cast<double>(m.k))));
             Tensor b = w.transpose(1, 2);
             Tensor offs = Tensor::from_vector(ends, {m.experts}, DType::i32);
-            return [a, b, offs] { grouped_mm(a, b, offs); };
+            return [a, b, offs] { return grouped_mm(a, b, offs); };
           },
-          [&](const AttentionCase& a) -> Call {
-            Tensor q = bench_tensor({a.batch, a.q_heads, a.q_len, a.head_dim}, dt, seed);
-            Tensor k = bench_tensor({a.batch, a.kv_heads, a.kv_len, a.head_dim}, dt, seed + 1);
-            Tensor v = bench_tensor({a.batch, a.kv_heads, a.kv_len, a.head_dim}, dt, seed + 2);
+          [&](const AttentionCase& a) -> BenchCall {
+            Tensor q = wide(bench_tensor({a.batch, a.q_heads, a.q_len, a.head_dim}, dt, seed));
+            Tensor k = wide(bench_tensor({a.batch, a.kv_heads, a.kv_len, a.head_dim}, dt, seed + 1));
+            Tensor v = wide(bench_tensor({a.batch, a.kv_heads, a.kv_len, a.head_dim}, dt, seed + 2));
             AttentionOptions options;
             options.causal = a.causal;
             options.enable_gqa = a.q_heads != a.kv_heads;
-            return [q, k, v, options] { scaled_dot_product_attention(q, k, v, options); };
+            return [q, k, v, options] { return scaled_dot_product_attention(q, k, v, options); };
           },
-          [&](const Fp8LinearCase& f) -> Call {
+          [&](const Fp8LinearCase& f) -> BenchCall {
             Tensor a = bench_tensor({f.m, f.k}, dt, seed, 64.0);
             Tensor w = bench_tensor({f.n, f.k}, dt, seed + 1, 64.0);
             Tensor b = w.transpose(0, 1);
@@ -185,11 +182,18 @@ Call build_call(const BenchCase& c, uint64_t seed) {
               sb = Tensor::empty(scale_b_shape(f), DType::f32);
               sb.fill_uniform(seed + 3, 0.5 / 64, 1.5 / 64);
             }
-            const DType out = f.out_dtype;
-            return [a, b, sa, sb, out] { scaled_mm(a, b, sa, sb, std::nullopt, out); };
+            const DType out = float64_oracle ? DType::f64 : f.out_dtype;
+            return [a, b, sa, sb, out] { return scaled_mm(a, b, sa, sb, std::nullopt, out); };
           },
       },
       c.params);
+}
+
+namespace {
+
+Call build_call(const BenchCase& c, uint64_t seed) {
+  BenchCall produce = make_bench_call(c, seed);
+  return [produce] { produce(); };
 }
 
 bool tier_has_kernel(Tier tier, std::string_view op) {

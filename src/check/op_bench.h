@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -88,6 +89,12 @@ struct BenchRow {
   std::string error;           // the op's exception message, "" when it ran
   bool ran() const { return skipped.empty() && error.empty(); }
 };
+
+// One case's inputs, made once from the seed, and the call that runs the op on them and returns its output.
+// float64_oracle: the same values widened to float64 (FP8 operands stay FP8; the output is float64), which
+// is what the correctness record compares each tier's output with.
+using BenchCall = std::function<Tensor()>;
+BenchCall make_bench_call(const BenchCase& c, uint64_t seed, bool float64_oracle = false);
 
 // Never throws for a failing op: the message goes to row.error. Frees the allocator's cache afterwards.
 BenchRow run_bench_case(const BenchCase& c, const RooflineProbe& probe, const BenchOptions& options);

@@ -49,6 +49,14 @@ std::string svg_rect(double x, double y, double w, double h, const char* color, 
                      x, y, std::max(w, 0.0), std::max(h, 0.0), color, escape(title));
 }
 
+// Room for the longest row label at 11 px sans-serif (about 6.3 px a character), and never less than 300 px.
+template <class Rows, class Label>
+double label_width(const Rows& rows, Label&& label) {
+  size_t longest = 0;
+  for (const auto& r : rows) longest = std::max(longest, label(r).size());
+  return std::max(300.0, 6.3 * static_cast<double>(longest) + 16.0);
+}
+
 std::string svg_open(double width, double height, const std::string& label) {
   return fmt::format("<svg width=\"{:.0f}\" height=\"{:.0f}\" viewBox=\"0 0 {:.0f} {:.0f}\" font-family=\"sans-serif\" "
                      "role=\"img\" aria-label=\"{}\">\n",
@@ -76,7 +84,9 @@ std::string speedup_chart(const OpTimeComparison& t, const std::string& suite) {
     hi = std::max(hi, d->speedup_high);
   }
   const double l2lo = std::floor(std::log2(lo)), l2hi = std::ceil(std::log2(hi));
-  const double label_w = 300, plot_w = 420, row_h = 20, top = 30, width = label_w + plot_w + 40;
+  const auto row_label = [](const OpTimeDelta* d) { return fmt::format("{} {} {}", d->op, d->shape, d->dtype); };
+  const double label_w = label_width(rows, row_label), plot_w = 420, row_h = 20, top = 30,
+               width = label_w + plot_w + 40;
   const double height = top + row_h * static_cast<double>(rows.size()) + 40;
   auto x_of = [&](double v) { return label_w + (std::log2(v) - l2lo) / (l2hi - l2lo) * plot_w; };
   std::string svg = svg_open(width, height, "speedup per shape, suite " + suite);
@@ -93,7 +103,7 @@ std::string speedup_chart(const OpTimeComparison& t, const std::string& suite) {
     const OpTimeDelta& d = *rows[i];
     const double y = top + row_h * (static_cast<double>(i) + 0.5);
     const char* color = verdict_color(d.verdict);
-    svg += svg_text(label_w - 8, y + 4, fmt::format("{} {} {}", d.op, d.shape, d.dtype), "end", 11);
+    svg += svg_text(label_w - 8, y + 4, row_label(&d), "end", 11);
     svg += svg_line(x_of(d.speedup_low), y, x_of(d.speedup_high), y, color, 1.5);
     svg += svg_line(x_of(d.speedup_low), y - 4, x_of(d.speedup_low), y + 4, color, 1.5);
     svg += svg_line(x_of(d.speedup_high), y - 4, x_of(d.speedup_high), y + 4, color, 1.5);
@@ -140,7 +150,9 @@ std::string psnr_chart(const CorrectnessComparison& t) {
     for (double v : {d.baseline.psnr_db, d.candidate.psnr_db})
       if (std::isfinite(v)) top_value = std::max(top_value, v);
   top_value *= 1.1;
-  const double label_w = 300, plot_w = 380, row_h = 30, top = 30, width = label_w + plot_w + 90;
+  const auto row_label = [](const CorrectnessDelta& d) { return fmt::format("{} {} {}", d.op, d.shape, d.dtype); };
+  const double label_w = label_width(t.ops, row_label), plot_w = 380, row_h = 30, top = 30,
+               width = label_w + plot_w + 90;
   const double height = top + row_h * static_cast<double>(t.ops.size()) + 30;
   auto length = [&](double v) { return std::isinf(v) && v > 0 ? plot_w : std::isfinite(v) ? plot_w * std::max(0.0, v) / top_value : 0.0; };
   std::string svg = svg_open(width, height, "PSNR per op");
@@ -148,7 +160,7 @@ std::string psnr_chart(const CorrectnessComparison& t) {
   for (size_t i = 0; i < t.ops.size(); ++i) {
     const CorrectnessDelta& d = t.ops[i];
     const double y = top + row_h * static_cast<double>(i);
-    svg += svg_text(label_w - 8, y + 17, fmt::format("{} {} {}", d.op, d.shape, d.dtype), "end", 11,
+    svg += svg_text(label_w - 8, y + 17, row_label(d), "end", 11,
                     d.regressions.empty() ? "#222" : kSlowerColor);
     const double lb = length(d.baseline.psnr_db), lc = length(d.candidate.psnr_db);
     svg += svg_rect(label_w, y + 3, lb, 11, kBaselineColor, "baseline " + report::psnr_text(d.baseline.psnr_db));

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   fourfold::cli::register_sweep(app);
   fourfold::cli::register_compare(app);
   fourfold::cli::register_bench(app);
+  fourfold::cli::register_check(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

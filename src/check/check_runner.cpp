@@ -1,0 +1,184 @@
+#include "check/check_runner.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "check/memory_workload.h"
+#include "check/op_bench.h"
+#include "check/op_timer.h"
+#include "check/roofline_probes.h"
+#include "check/suites.h"
+#include "fourfold/allocator.h"
+#include "fourfold/errors.h"
+#include "fourfold/policy.h"
+
+namespace fourfold {
+namespace {
+
+struct Side {
+  Policy policy;
+  RecordSet records;
+  std::vector<OpDispatch> dispatched;   // accumulated over this side's runs only
+};
+
+void accumulate_dispatch(std::vector<OpDispatch>& into) {
+  for (const DispatchCount& d : dispatch_counts()) {
+    auto it = std::find_if(into.begin(), into.end(), [&](const OpDispatch& o) { return o.op == d.op; });
+    if (it == into.end()) it = into.insert(into.end(), OpDispatch{d.op, 0, 0, 0, ""});
+    it->reference_calls += d.calls[static_cast<int>(Tier::reference)];
+    it->generic_calls += d.calls[static_cast<int>(Tier::generic)];
+    it->dedicated_calls += d.calls[static_cast<int>(Tier::dedicated)];
+    it->variant = d.last_variant;
+  }
+}
+
+std::string tier_that_ran(const std::string& op) {
+  for (const DispatchCount& d : dispatch_counts()) {
+    if (d.op != op) continue;
+    int most = 0;
+    for (int t = 1; t < kTierCount; ++t)
+      if (d.calls[t] > d.calls[most]) most = t;
+    return std::string(tier_name(static_cast<Tier>(most)));
+  }
+  return "none";
+}
+
+MachineState machine_state(const ProbeBudget& budget) {
+  const RooflineProbe p = measure_roofline(budget);
+  MachineState s;
+  s.read_bandwidth_gb_per_s = p.read_gbs.median;
+  if (p.hop_measured) s.thread_latency_ns = p.hop_ns.median;
+  return s;
+}
+
+std::vector<BenchCase> selected_cases(const CheckOptions& o) {
+  std::vector<BenchCase> out;
+  for (const std::string& name : o.suites) {
+    const Suite suite = load_suite(name, default_suites_dir());
+    int taken = 0;
+    const BenchCase* smallest = nullptr;
+    for (const BenchCase& c : suite.cases) {
+      if (smallest == nullptr || case_work(c) < case_work(*smallest)) smallest = &c;
+      if (o.rows_per_suite > 0 && taken >= o.rows_per_suite) continue;
+      if (o.reference_work_cap > 0 && case_work(c) > o.reference_work_cap) continue;
+      out.push_back(c);
+      ++taken;
+    }
+    if (taken == 0 && smallest != nullptr) out.push_back(*smallest);
+  }
+  return out;
+}
+
+OpTimeRow time_row_header(const BenchCase& c) {
+  OpTimeRow row;
+  row.suite = c.suite;
+  row.op = c.op;
+  row.shape = c.name + " " + c.shape;
+  row.dtype = std::string(dtype_name(c.dtype));
+  return row;
+}
+
+}  // namespace
+
+CheckResult run_check(const CheckOptions& o, const std::function<void(const std::string&)>& progress) {
+  const auto say = [&](const std::string& m) {
+    if (progress) progress(m);
+  };
+  if (o.repeats < 1) fail<ValueError>("check", "--repeats", ">= 1", std::to_string(o.repeats));
+  Side sides[2] = {{Policy::parse(o.baseline), {}, {}}, {Policy::parse(o.candidate), {}, {}}};
+  const std::vector<BenchCase> cases = selected_cases(o);
+
+  say("probing the machine (bandwidth, FMA peak, thread latency)");
+  const MachineState before = machine_state(o.probe_budget);
+  ProbeBudget roof_budget = o.probe_budget;
+  roof_budget.measure_latency = false;
+  const RooflineProbe roof = measure_roofline(roof_budget);
+
+  Workload workload;
+  workload.kind = WorkloadKind::op_suite;
+  workload.seed = o.seed;
+  workload.repeats = o.repeats;
+  for (size_t i = 0; i < o.suites.size(); ++i) workload.name += (i ? "+" : "") + o.suites[i];
+  std::vector<std::string> dtypes;
+  for (const BenchCase& c : cases) {
+    workload.shapes.push_back(c.suite + ": " + c.name + " " + c.shape + " " + std::string(dtype_name(c.dtype)));
+    const std::string d(dtype_name(c.dtype));
+    if (std::find(dtypes.begin(), dtypes.end(), d) == dtypes.end()) dtypes.push_back(d);
+  }
+  workload.shapes.push_back(fmt::format("memory: tiled VAE-style pad workload, {} tiles", o.memory_tiles));
+
+  for (Side& s : sides) {
+    s.records.op_time.emplace();
+    s.records.op_time->peak_read_gb_per_s = roof.read_gbs.median;
+    s.records.op_time->peak_gflop_per_s = roof.fma_gflops.median;
+    s.records.correctness.emplace();
+  }
+
+  // Op time and correctness: per row, inputs made once and shared; A B A B ... so that a change of the
+  // machine's state between repeats hits both sides.
+  reset_dispatch_counts();
+  size_t index = 0;
+  for (const BenchCase& c : cases) {
+    say(fmt::format("[{}/{}] {} {} {}", ++index, cases.size(), c.op, c.name, c.shape));
+    const BenchCall call = make_bench_call(c, o.seed);
+    const OpCost cost = op_cost(c);
+    OpTimeRow rows[2] = {time_row_header(c), time_row_header(c)};
+    TimerOptions timer;
+    timer.warmup = 1;
+    timer.samples = 1;
+    for (int r = 0; r < o.repeats; ++r) {
+      for (int side = 0; side < 2; ++side) {
+        ScopedPolicy scope(sides[side].policy);
+        const OpTiming t = time_op([&] { call(); }, timer);
+        rows[side].samples_us.push_back(t.median_us);
+        rows[side].calls_per_sample = t.calls_per_sample;
+        rows[side].warmup_calls = t.warmup;
+      }
+    }
+    const Tensor oracle = [&] {
+      ScopedPolicy scope(Policy::parse("reference"));
+      return make_bench_call(c, o.seed, /*float64_oracle=*/true)();
+    }();
+    for (int side = 0; side < 2; ++side) {
+      reset_dispatch_counts();
+      Tensor out;
+      {
+        ScopedPolicy scope(sides[side].policy);
+        out = call();
+      }
+      rows[side].tier = tier_that_ran(c.op);
+      accumulate_dispatch(sides[side].dispatched);
+      rows[side].bytes = cost.bytes();
+      rows[side].flops = cost.flops;
+      summarize_samples(rows[side], roof.read_gbs.median, roof.fma_gflops.median);
+      sides[side].records.op_time->rows.push_back(rows[side]);
+      sides[side].records.correctness->ops.push_back(correctness_row(
+          c.op, rows[side].shape, rows[side].dtype, rows[side].tier, compare_to_reference(out, oracle)));
+    }
+    cpu_allocator().empty_cache();
+  }
+
+  // Memory, one side after the other (peaks cannot be interleaved), each from an emptied cache.
+  for (Side& s : sides) {
+    say(fmt::format("memory workload under policy '{}'", s.policy.to_string()));
+    ScopedPolicy scope(s.policy);
+    MemoryWorkloadOptions m;
+    m.seed = o.seed;
+    m.tiles = o.memory_tiles;
+    s.records.memory = run_pad_memory_workload(m);
+  }
+
+  say("probing the machine again");
+  const MachineState after = machine_state(o.probe_budget);
+  for (Side& s : sides) {
+    ScopedPolicy scope(s.policy);
+    s.records.manifest = collect_manifest(workload, dtypes);
+    s.records.manifest.op_tiers = s.dispatched;
+    s.records.manifest.machine_before = before;
+    s.records.manifest.machine_after = after;
+  }
+  return {std::move(sides[0].records), std::move(sides[1].records)};
+}
+
+}  // namespace fourfold

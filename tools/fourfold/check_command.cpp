@@ -1,0 +1,56 @@
+// fourfold check: baseline and candidate policies, interleaved on the same inputs, all four records for each,
+// written as JSON, Markdown and HTML, and compared (exit 1 when a correctness threshold fails).
+#include <cstdio>
+#include <filesystem>
+#include <unistd.h>
+
+#include <fmt/format.h>
+
+#include "check/check_runner.h"
+#include "check/compare.h"
+#include "check/records.h"
+#include "commands.h"
+#include "fourfold/errors.h"
+
+namespace fourfold::cli {
+
+void register_check(CLI::App& app) {
+  auto* cmd = app.add_subcommand("check", "run baseline and candidate policies and write the four records for each");
+  static CheckOptions options;
+  static std::string out_dir = "fourfold-check";
+  static int threads = 0;
+  cmd->add_option("--suite", options.suites, "op suites (data/suites/*.json); default: all six")->take_all();
+  cmd->add_option("--baseline", options.baseline, "baseline policy, e.g. generic or softmax=reference")
+      ->capture_default_str();
+  cmd->add_option("--candidate", options.candidate, "candidate policy")->capture_default_str();
+  cmd->add_option("--repeats", options.repeats, "A B sample pairs per row")->capture_default_str()->check(CLI::Range(1, 1000));
+  cmd->add_option("--rows-per-suite", options.rows_per_suite, "rows taken from each suite (0: all)")->capture_default_str();
+  cmd->add_option("--reference-cap", options.reference_work_cap,
+                  "skip rows whose float64 reference work exceeds this (0: no cap)")->capture_default_str();
+  cmd->add_option("--seed", options.seed, "seed of every input")->capture_default_str();
+  cmd->add_option("--out", out_dir, "directory for records.json, baseline.json, candidate.json, report.md, report.html")
+      ->capture_default_str();
+  add_threads_option(*cmd, threads);
+  cmd->callback([] {
+    apply_threads(threads);
+    const bool tty = isatty(fileno(stderr));
+    const CheckResult result = run_check(options, [tty](const std::string& m) {
+      if (tty) std::fprintf(stderr, "\r\033[K%s", m.c_str());
+    });
+    if (tty) std::fprintf(stderr, "\r\033[K");
+    std::error_code ec;
+    std::filesystem::create_directories(out_dir, ec);
+    if (ec) fail<FormatError>("check", "--out", "a directory that can be created", out_dir + " (" + ec.message() + ")");
+    write_check_result(out_dir + "/records.json", result);
+    write_record_set(out_dir + "/baseline.json", result.baseline);
+    write_record_set(out_dir + "/candidate.json", result.candidate);
+    const Comparison c = compare_records(result.baseline, result.candidate);
+    fmt::print("{}", render_text(c));
+    write_text_file(out_dir + "/report.md", render_markdown(c));
+    write_text_file(out_dir + "/report.html", render_html(c));
+    fmt::print("\nwrote {0}/records.json, {0}/baseline.json, {0}/candidate.json, {0}/report.md, {0}/report.html\n", out_dir);
+    set_exit_code(c.correctness_failed() ? 1 : 0);
+  });
+}
+
+}  // namespace fourfold::cli

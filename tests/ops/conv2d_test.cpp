@@ -10,17 +10,9 @@ namespace {
 using testing::all_close;
 using testing::randn;
 
-constexpr DType kFloatTypes[] = {DType::f32, DType::f16, DType::bf16, DType::f64};
+using testing::kFloatDTypes;
 
-// Half an ulp of the result's dtype, doubled for margin: the kernel sums in float64 and rounds once.
-double rtol_for(DType dtype) {
-  switch (dtype) {
-    case DType::bf16: return std::ldexp(1.0, -8);
-    case DType::f16: return std::ldexp(1.0, -10);
-    case DType::f32: return std::ldexp(1.0, -23);
-    default: return 1e-12;
-  }
-}
+double rtol_for(DType dtype) { return testing::one_ulp_tolerance(dtype); }
 
 struct Params {
   int64_t sh, sw, ph, pw, dh, dw, groups;
@@ -94,7 +86,7 @@ TEST(Conv2d, MatchesTheLoopFormulaWithStridePaddingDilationAndGroups) {
   };
   uint64_t seed = 10;
   for (const Case& c : cases) {
-    for (DType dtype : kFloatTypes) {
+    for (DType dtype : kFloatDTypes) {
       const Tensor x = randn(c.x, dtype, ++seed);
       const Tensor w = randn(c.w, dtype, ++seed);
       const Tensor b = randn({c.w[0]}, dtype, ++seed);

@@ -12,17 +12,9 @@ using testing::all_close;
 using testing::bit_equal;
 using testing::randn;
 
-constexpr DType kFloatTypes[] = {DType::f32, DType::f16, DType::bf16, DType::f64};
+using testing::kFloatDTypes;
 
-// Half an ulp of the result's dtype, doubled for margin: the kernel sums in float64 and rounds once.
-double rtol_for(DType dtype) {
-  switch (dtype) {
-    case DType::bf16: return std::ldexp(1.0, -8);
-    case DType::f16: return std::ldexp(1.0, -10);
-    case DType::f32: return std::ldexp(1.0, -23);
-    default: return 1e-12;
-  }
-}
+double rtol_for(DType dtype) { return testing::one_ulp_tolerance(dtype); }
 
 using Triple = std::array<int64_t, 3>;
 
@@ -87,7 +79,7 @@ TEST(Conv3d, MatchesTheLoopFormulaWithStridePaddingDilationAndGroups) {
   };
   uint64_t seed = 50;
   for (const Case& c : cases) {
-    for (DType dtype : kFloatTypes) {
+    for (DType dtype : kFloatDTypes) {
       const Tensor x = randn(c.x, dtype, ++seed);
       const Tensor w = randn(c.w, dtype, ++seed);
       const Tensor b = randn({c.w[0]}, dtype, ++seed);
@@ -136,7 +128,7 @@ TEST(CausalConv3d, EqualsThePaddingAndConvolutionWrittenOut) {
   };
   uint64_t seed = 80;
   for (const Case& c : cases) {
-    for (DType dtype : kFloatTypes) {
+    for (DType dtype : kFloatDTypes) {
       const Tensor x = randn(c.x, dtype, ++seed);
       const Tensor w = randn(c.w, dtype, ++seed);
       const Tensor b = randn({c.w[0]}, dtype, ++seed);

@@ -28,6 +28,15 @@ double rounding_tolerance(DType dtype, double f64_tolerance) {
   }
 }
 
+double one_ulp_tolerance(DType dtype) {
+  switch (dtype) {
+    case DType::bf16: return std::ldexp(1.0, -8);
+    case DType::f16: return std::ldexp(1.0, -10);
+    case DType::f32: return std::ldexp(1.0, -23);
+    default: return 1e-12;
+  }
+}
+
 Tensor random_bits(const Shape& shape, DType dtype, uint64_t seed) {
   Tensor t = Tensor::empty(shape, dtype);
   std::mt19937_64 rng(seed);

@@ -25,6 +25,13 @@ inline constexpr DType kAllDTypes[] = {DType::f32,       DType::f16, DType::bf16
 // formula only by evaluation order, which `f64_tolerance` bounds.
 double rounding_tolerance(DType dtype, double f64_tolerance = 1e-12);
 
+// The real floating dtypes every float op accepts.
+inline constexpr DType kFloatDTypes[] = {DType::f32, DType::f16, DType::bf16, DType::f64};
+
+// One unit in the last place of `dtype` relative to the value (2^-8 bf16, 2^-10 f16, 2^-23 f32; 1e-12 f64):
+// twice the half ulp a single rounding of the exact result may cost, for kernels that round once.
+double one_ulp_tolerance(DType dtype);
+
 // Random bytes: NaN payloads, subnormals, int64 beyond 2^53 and nonzero imaginary parts all appear, so a kernel
 // that should move bytes but converts through double anywhere is caught. Bool bytes stay 0 or 1.
 Tensor random_bits(const Shape& shape, DType dtype, uint64_t seed);

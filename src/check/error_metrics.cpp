@@ -1,5 +1,7 @@
 #include "check/error_metrics.h"
 
+#include "fourfold/errors.h"
+
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -80,6 +82,65 @@ ErrorStats compare_to_reference(const Tensor& actual, const Tensor& reference, d
   else if (s.peak == 0.0) s.psnr_db = -std::numeric_limits<double>::infinity();
   else s.psnr_db = 10.0 * std::log10(s.peak * s.peak / mse);
   return s;
+}
+
+namespace {
+
+struct LogitRows {
+  int64_t rows = 0, vocab = 0;
+  std::vector<double> ref, cand;
+};
+
+LogitRows logit_rows(const Tensor& reference, const Tensor& candidate, const char* where) {
+  if (reference.dim() != 2 || reference.shape() != candidate.shape())
+    fail<ShapeError>(where, "logits", "two [positions, vocab] tensors of one shape",
+                     shape_string(reference.shape()) + " and " + shape_string(candidate.shape()));
+  return {reference.size(0), reference.size(1), reference.to_vector(), candidate.to_vector()};
+}
+
+double log_sum_exp(const double* x, int64_t n) {
+  double m = -std::numeric_limits<double>::infinity();
+  for (int64_t i = 0; i < n; ++i) m = std::fmax(m, x[i]);
+  double s = 0.0;
+  for (int64_t i = 0; i < n; ++i) s += std::exp(x[i] - m);
+  return m + std::log(s);
+}
+
+int64_t first_argmax(const double* x, int64_t n) {
+  int64_t best = 0;
+  for (int64_t i = 1; i < n; ++i)
+    if (x[i] > x[best]) best = i;
+  return best;
+}
+
+}  // namespace
+
+double mean_kl_divergence(const Tensor& reference_logits, const Tensor& candidate_logits) {
+  const LogitRows l = logit_rows(reference_logits, candidate_logits, "mean_kl_divergence");
+  if (l.rows == 0) return 0.0;
+  double total = 0.0;
+  for (int64_t r = 0; r < l.rows; ++r) {
+    const double* p = l.ref.data() + r * l.vocab;
+    const double* q = l.cand.data() + r * l.vocab;
+    const double lp = log_sum_exp(p, l.vocab), lq = log_sum_exp(q, l.vocab);
+    double kl = 0.0;
+    for (int64_t i = 0; i < l.vocab; ++i) {
+      const double log_p = p[i] - lp;
+      if (std::isinf(log_p) && log_p < 0) continue;   // p_i = 0 contributes nothing
+      kl += std::exp(log_p) * (log_p - (q[i] - lq));
+    }
+    total += kl;
+  }
+  return total / static_cast<double>(l.rows);
+}
+
+double top1_agreement_percent(const Tensor& reference_logits, const Tensor& candidate_logits) {
+  const LogitRows l = logit_rows(reference_logits, candidate_logits, "top1_agreement_percent");
+  if (l.rows == 0) return 100.0;
+  int64_t agree = 0;
+  for (int64_t r = 0; r < l.rows; ++r)
+    agree += first_argmax(l.ref.data() + r * l.vocab, l.vocab) == first_argmax(l.cand.data() + r * l.vocab, l.vocab);
+  return 100.0 * static_cast<double>(agree) / static_cast<double>(l.rows);
 }
 
 }  // namespace fourfold

@@ -23,6 +23,12 @@ struct ErrorStats {
 // rel_floor < 0 picks the default: 1e-3 * peak, so near-zero elements do not dominate max_rel.
 ErrorStats compare_to_reference(const Tensor& actual, const Tensor& reference, double rel_floor = -1.0);
 
+// End-to-end figures over logits [positions, vocab] (any float dtype; reference normally float64):
+// mean over positions of KL(softmax(reference) || softmax(candidate)) in nats, computed in float64 with
+// log-sum-exp; and the % of positions whose argmax agrees (ties: the first index, as argmax).
+double mean_kl_divergence(const Tensor& reference_logits, const Tensor& candidate_logits);
+double top1_agreement_percent(const Tensor& reference_logits, const Tensor& candidate_logits);
+
 // Distance in units in the last place between two values of `dtype` (both given as doubles representable
 // in it): the difference of their positions in the ordered list of that dtype's values.
 int64_t ulp_distance(double a, double b, DType dtype);

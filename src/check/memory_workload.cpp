@@ -24,27 +24,16 @@ int64_t pad_memory_workload_calls(const MemoryWorkloadOptions& options) {
   return static_cast<int64_t>(options.tiles) * kPadsPerTile;
 }
 
-MemoryRecord run_pad_memory_workload(const MemoryWorkloadOptions& options) {
+MemoryRecord measure_memory(const std::function<void()>& workload) {
   CachingAllocator& allocator = cpu_allocator();
   allocator.empty_cache();
   MemoryRecord record;
   record.peak_reset_supported = reset_process_peak();
   allocator.reset_peak();
-  const ProcessMemory before = read_process_memory();
-  record.present_before_bytes = before.rss_bytes;
+  record.present_before_bytes = read_process_memory().rss_bytes;
   {
     PeakSampler sampler(2);
-    for (int t = 0; t < options.tiles; ++t) {
-      Tensor x = Tensor::empty(tile_shape(t, options.channels), DType::bf16);
-      x.fill_uniform(options.seed + static_cast<uint64_t>(t), -1.0, 1.0);
-      // A causal conv3d with a 3x3x3 kernel pads (1, 1) in W and H and (2, 0) in T; the decoder's blocks run a
-      // few of them per tile at the same size, and an upsampling block doubles the spatial size.
-      for (int k = 0; k < kPadsPerTile - 1; ++k) x = constant_pad_nd(x, {1, 1, 1, 1, 2, 0}).narrow(2, 2, x.size(2))
-                                                          .narrow(3, 1, x.size(3)).narrow(4, 1, x.size(4));
-      Tensor up = upsample_nearest(x, {x.size(2), x.size(3) * 2, x.size(4) * 2});
-      Tensor padded = constant_pad_nd(up, {1, 1, 1, 1, 2, 0});
-      (void)padded;
-    }
+    workload();
     const ProcessMemory peak = sampler.peak();
     record.process_peak_bytes = peak.rss_peak_bytes;
     record.process_peak_anon_bytes = peak.rss_anon_bytes;
@@ -56,6 +45,23 @@ MemoryRecord run_pad_memory_workload(const MemoryWorkloadOptions& options) {
   record.reserved_current_bytes = stats.reserved_bytes;
   record.reserved_peak_bytes = stats.reserved_peak_bytes;
   return record;
+}
+
+MemoryRecord run_pad_memory_workload(const MemoryWorkloadOptions& options) {
+  return measure_memory([&] {
+    for (int t = 0; t < options.tiles; ++t) {
+      Tensor x = Tensor::empty(tile_shape(t, options.channels), DType::bf16);
+      x.fill_uniform(options.seed + static_cast<uint64_t>(t), -1.0, 1.0);
+      // A causal conv3d with a 3x3x3 kernel pads (1, 1) in W and H and (2, 0) in T; the decoder's blocks run a
+      // few of them per tile at the same size (the crop stands in for the convolution that follows), and an
+      // upsampling block doubles the spatial size before the next pad.
+      for (int k = 0; k < kPadsPerTile - 1; ++k)
+        x = constant_pad_nd(x, {1, 1, 1, 1, 2, 0}).narrow(2, 2, x.size(2)).narrow(3, 1, x.size(3)).narrow(4, 1, x.size(4));
+      Tensor up = upsample_nearest(x, {x.size(2), x.size(3) * 2, x.size(4) * 2});
+      Tensor padded = constant_pad_nd(up, {1, 1, 1, 1, 2, 0});
+      (void)padded;
+    }
+  });
 }
 
 }  // namespace fourfold

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 
 #include "check/records.h"
 
@@ -14,6 +15,11 @@ struct MemoryWorkloadOptions {
   int tiles = 48;          // tiles decoded; each pads 5 times (causal temporal + spatial, as a causal conv3d)
   int64_t channels = 16;
 };
+
+// The three memory levels around one workload: empties the allocator's cache, resets the allocator's and
+// (where the kernel allows) the process's peaks, samples the anon/file split of the process peak with a
+// PeakSampler while `workload` runs, and reads the allocator's statistics after it.
+MemoryRecord measure_memory(const std::function<void()>& workload);
 
 // Runs under the current policy. Resets the allocator's and (where the kernel allows) the process's peaks
 // first; samples the anon/file split of the process peak with a PeakSampler.

@@ -64,5 +64,27 @@ TEST(ErrorMetrics, ComplexComparesBothParts) {
   EXPECT_DOUBLE_EQ(s.max_abs, 0.5);
 }
 
+TEST(ErrorMetrics, KlDivergenceOfKnownDistributions) {
+  // p = (1/2, 1/2), q = (1/4, 3/4): KL = 1/2 ln 2 + 1/2 ln(2/3).
+  Tensor p = Tensor::from_vector({0.0, 0.0}, {1, 2}, DType::f64);
+  Tensor q = Tensor::from_vector({0.0, std::log(3.0)}, {1, 2}, DType::f32);
+  EXPECT_NEAR(mean_kl_divergence(p, q), 0.5 * std::log(2.0) + 0.5 * std::log(2.0 / 3.0), 1e-7);
+  EXPECT_EQ(mean_kl_divergence(p, p), 0.0);
+  // Shifting logits changes nothing; a row of -inf mass (p_i = 0) contributes nothing.
+  Tensor shifted = Tensor::from_vector({100.0, 100.0 + std::log(3.0)}, {1, 2}, DType::f64);
+  EXPECT_NEAR(mean_kl_divergence(p, shifted), mean_kl_divergence(p, q), 1e-7);
+  Tensor with_zero = Tensor::from_vector({0.0, -INFINITY, 0.0, 0.0}, {2, 2}, DType::f64);
+  Tensor cand = Tensor::from_vector({0.0, 5.0, 0.0, 0.0}, {2, 2}, DType::f64);
+  EXPECT_NEAR(mean_kl_divergence(with_zero, cand), 0.5 * (0.0 - (0.0 - std::log(1.0 + std::exp(5.0)))), 1e-12);
+  EXPECT_TRUE(testing::throws_with<ShapeError>([&] { mean_kl_divergence(p, with_zero); }, {"mean_kl_divergence", "logits"}));
+}
+
+TEST(ErrorMetrics, TopOneAgreement) {
+  Tensor ref = Tensor::from_vector({1, 2, 3, 3, 2, 1, 0, 5, 0, 1, 1, 0}, {4, 3}, DType::f64);
+  Tensor cand = Tensor::from_vector({1, 2, 4, 1, 2, 3, 0, 5, 0, 1, 1, 0}, {4, 3}, DType::bf16);
+  EXPECT_DOUBLE_EQ(top1_agreement_percent(ref, cand), 75.0);   // row 1 differs; row 3 ties pick index 0 on both
+  EXPECT_DOUBLE_EQ(top1_agreement_percent(ref, ref), 100.0);
+}
+
 }  // namespace
 }  // namespace fourfold

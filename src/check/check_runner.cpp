@@ -8,6 +8,7 @@
 #include "check/op_bench.h"
 #include "check/op_timer.h"
 #include "check/roofline_probes.h"
+#include "check/statistics.h"
 #include "check/suites.h"
 #include "fourfold/allocator.h"
 #include "fourfold/errors.h"
@@ -151,7 +152,9 @@ CheckResult run_check(const CheckOptions& o, const std::function<void(const std:
       accumulate_dispatch(sides[side].dispatched);
       rows[side].bytes = cost.bytes();
       rows[side].flops = cost.flops;
-      summarize_samples(rows[side], roof.read_gbs.median, roof.fma_gflops.median);
+      std::vector<double> sorted = rows[side].samples_us;
+      const double median_seconds = median(sorted) * 1e-6;
+      summarize_samples(rows[side], roofline_point(cost, median_seconds, roof).floor_us);
       sides[side].records.op_time->rows.push_back(rows[side]);
       sides[side].records.correctness->ops.push_back(correctness_row(
           c.op, rows[side].shape, rows[side].dtype, rows[side].tier, compare_to_reference(out, oracle)));

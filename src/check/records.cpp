@@ -26,7 +26,7 @@ CorrectnessRow correctness_row(std::string op, std::string shape, std::string dt
           s.rel_floor, s.max_ulp, s.psnr_db, s.nan_mismatches, s.exact};
 }
 
-void summarize_samples(OpTimeRow& row, std::optional<double> peak_read_gb_per_s, std::optional<double> peak_gflop_per_s) {
+void summarize_samples(OpTimeRow& row, std::optional<double> floor_us) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const Summary summary = row.samples_us.empty() ? Summary{0, nan, nan, nan, nan, nan} : summarize(row.samples_us);
   row.median_us = summary.median;
@@ -35,14 +35,8 @@ void summarize_samples(OpTimeRow& row, std::optional<double> peak_read_gb_per_s,
   const double seconds = row.median_us * 1e-6;
   row.gb_per_s = row.bytes / seconds * 1e-9;
   row.gflop_per_s = row.flops / seconds * 1e-9;
-  // The roofline time is the longer of moving the bytes at peak bandwidth and doing the flops at peak FMA rate.
-  const bool need_bw = row.bytes > 0, need_fma = row.flops > 0;
   row.roofline_percent.reset();
-  if ((need_bw || need_fma) && (!need_bw || peak_read_gb_per_s) && (!need_fma || peak_gflop_per_s)) {
-    const double t_bw = need_bw ? row.bytes / (*peak_read_gb_per_s * 1e9) : 0.0;
-    const double t_fma = need_fma ? row.flops / (*peak_gflop_per_s * 1e9) : 0.0;
-    row.roofline_percent = 100.0 * std::max(t_bw, t_fma) / seconds;
-  }
+  if (floor_us) row.roofline_percent = 100.0 * *floor_us / row.median_us;
 }
 
 int64_t outside_allocator_bytes(const MemoryRecord& m) {

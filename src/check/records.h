@@ -44,10 +44,11 @@ struct OpTimeRow {
   std::optional<double> roofline_percent;  // of min(bandwidth, FMA) ceiling; nullopt when not probed
   bool operator==(const OpTimeRow&) const = default;
 };
-// Sets median/p10/p90 from samples_us (check/statistics.h percentiles; NaN for no samples), GB/s and GFLOP/s at the median, and the % of the roofline: the time
-// the op would take at peak (max of bytes / peak bandwidth and flops / peak FMA rate) over the median time;
-// nullopt when a peak it needs was not probed.
-void summarize_samples(OpTimeRow& row, std::optional<double> peak_read_gb_per_s, std::optional<double> peak_gflop_per_s);
+// Sets median/p10/p90 from samples_us (check/statistics.h percentiles; NaN for no samples), GB/s and GFLOP/s at
+// the median, and the % of the roofline as floor_us / median: floor_us is the time the call would take at the
+// ceilings probed in the same run, which op_bench.h's roofline_point computes (the one definition of the
+// roofline); nullopt when no probe ran.
+void summarize_samples(OpTimeRow& row, std::optional<double> floor_us);
 
 struct OpTimeRecord {
   std::optional<double> peak_read_gb_per_s;   // roofline probes run in the same process

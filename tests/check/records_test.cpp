@@ -241,14 +241,14 @@ TEST(Records, QuantilesAndRatesFromSamples) {
   r.samples_us = {10, 20, 30};
   r.bytes = 2e6;      // 2 MB in 20 µs = 100 GB/s
   r.flops = 4e6;      // 200 GFLOP/s
-  summarize_samples(r, 200.0, std::nullopt);
+  summarize_samples(r, std::nullopt);
   EXPECT_DOUBLE_EQ(r.median_us, 20);
   EXPECT_DOUBLE_EQ(r.gb_per_s, 100);
   EXPECT_DOUBLE_EQ(r.gflop_per_s, 200);
-  EXPECT_FALSE(r.roofline_percent.has_value());   // flops need the FMA peak, which was not probed
-  summarize_samples(r, 200.0, 1000.0);
+  EXPECT_FALSE(r.roofline_percent.has_value());   // no probe, no ceiling
+  summarize_samples(r, 10.0);
   ASSERT_TRUE(r.roofline_percent.has_value());
-  EXPECT_NEAR(*r.roofline_percent, 50.0, 1e-9);   // 10 µs at peak bandwidth of 20 µs measured
+  EXPECT_NEAR(*r.roofline_percent, 50.0, 1e-9);   // 10 µs at the ceilings of 20 µs measured
 }
 
 TEST(Records, CorrectnessRowFromErrorStats) {

@@ -13,8 +13,4 @@ const KernelTable& reference_kernels() {
   return table;
 }
 
-// Issue 4 replaces these with the generic and dedicated tables.
-const KernelTable* generic_kernels() { return nullptr; }
-const KernelTable* dedicated_kernels() { return nullptr; }
-
 }  // namespace fourfold

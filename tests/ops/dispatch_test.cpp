@@ -31,8 +31,9 @@ TEST(Policy, EveryOpHasAName) {
 TEST(Dispatch, CountsTheTierThatRanAndFallsBackToReference) {
   reset_dispatch_counts();
   {
-    ScopedPolicy scope(Policy::parse("softmax=dedicated"));   // no dedicated tier yet: falls back
-    softmax(Tensor::zeros({2, 3}, DType::f32), 1);
+    // No dedicated tier yet, and the generic softmax covers only the last dim: dim 0 falls back to the reference.
+    ScopedPolicy scope(Policy::parse("softmax=dedicated"));
+    softmax(Tensor::zeros({2, 3}, DType::f32), 0);
     EXPECT_EQ(current_policy().forced_for("softmax"), Tier::dedicated);
   }
   EXPECT_FALSE(current_policy().forced_for("softmax").has_value());

@@ -1,0 +1,26 @@
+// Generic linear: x and weight converted to f32 temporaries, a blocked GEMM into an f32 temporary, a separate
+// bias pass, then one conversion to the output dtype.
+#include "backends/generic/generic.h"
+#include "backends/generic/primitives.h"
+
+namespace fourfold::generic {
+
+bool linear_covers(const LinearArgs& a) { return computes(a.x.dtype()); }
+
+void linear(const LinearArgs& a) {
+  const int64_t m = a.x.size(0), k = a.x.size(1), n = a.weight.size(0);
+  if (m == 0 || n == 0) return;
+  const Tensor x = to_f32(a.x), w = to_f32(a.weight);
+  Tensor product = empty_f32({m, n});
+  gemm_nt(x.data_as<float>(), w.data_as<float>(), product.data_as<float>(), m, n, k);
+  if (a.bias == nullptr) {
+    from_f32(product, a.out);
+    return;
+  }
+  const Tensor bias = to_f32(*a.bias);
+  Tensor y = empty_f32({m, n});
+  binary(Binary::add, product.data_as<float>(), bias.data_as<float>(), Broadcast::per_col, y.data_as<float>(), m, n);
+  from_f32(y, a.out);
+}
+
+}  // namespace fourfold::generic

@@ -18,8 +18,8 @@ struct KernelTable {
 #undef FOURFOLD_KERNEL_MEMBER
 };
 
-// Each tier's table. The reference table is complete by construction; the others return null while the
-// tier does not exist (the generic and dedicated tiers come with issue 4).
+// Each tier's table, one folder each (reference/, generic/, cpu/). The reference table is complete by
+// construction; the others fill in the ops they have (null entries fall through) or return null entirely.
 const KernelTable& reference_kernels();
 const KernelTable* generic_kernels();
 const KernelTable* dedicated_kernels();

@@ -82,6 +82,13 @@ TEST_P(CpuPad, NonContiguousInputs) {
     EXPECT_TRUE(matches_reference(y.slice(2, 1, 40, 2), {3, -2, 1, 1}, 0, isa));
     EXPECT_TRUE(matches_reference(testing::random_bits({1, 9}, DType::i32, 8).expand({4, 9}), {1, 1, 2, 2}, 5, isa));
     EXPECT_TRUE(matches_reference(y.transpose(0, 2), {1, 0, 0, 0, 2, 2}, 1, isa));
+    // Channels-last (C stride 1, rows strided): the tiled path, with tiles cut by the pads and crops of C.
+    for (DType t : {DType::bf16, DType::f32, DType::f8_e5m2, DType::complex64}) {
+      const Tensor cl = testing::random_bits({1, 3, 5, 7, 70}, t, 9).permute({0, 4, 1, 2, 3});
+      EXPECT_TRUE(matches_reference(cl, {1, 1, 1, 1, 2, 0}, 0, isa));
+      EXPECT_TRUE(matches_reference(cl, {-1, 2, 0, 0, 1, -1, 3, -5}, 1, isa));
+      EXPECT_TRUE(matches_reference(cl, {0, 0, 0, 0, 0, 0, -3, 40}, 2, isa));
+    }
   }
 }
 

@@ -16,7 +16,8 @@ struct Dim {
 
 // out [*, padded dims]: any input layout and dtype; elements are moved as bytes, so every dtype of one size
 // shares a kernel. Unpadded dims whose input strides nest are merged (leading dims of a contiguous input
-// collapse into one), and the innermost remaining dim is the row: memcpy when its stride is 1, else a gather.
+// collapse into one), and the innermost remaining dim is the row: memcpy when its stride is 1, else a gather, or
+// tiles of rows when another dim has stride 1.
 void constant_pad_nd(const PadArgs& a, PadRowsFn pad_rows) {
   const int64_t out_numel = a.out.numel();
   if (out_numel == 0) return;
@@ -59,11 +60,24 @@ void constant_pad_nd(const PadArgs& a, PadRowsFn pad_rows) {
   plan.out = static_cast<uint8_t*>(a.out.data());
   store_from_double(a.out.dtype(), &plan.fill, a.value);
 
-  const int64_t width = plan.out_size[count - 1];
+  const int inner = count - 1;
+  const int64_t width = plan.out_size[inner];
   const int64_t rows = out_numel / width;
+  // A row read with a stride while an outer dim is stride 1 (channels-last): tiles along that dim instead of
+  // rows, so that input lines are not fetched once per element.
+  plan.tile_dim = -1;
+  if (plan.in_stride[inner] > 1)
+    for (int d = 0; d < inner; ++d)
+      if (plan.in_stride[d] == 1 && plan.out_size[d] > 1) plan.tile_dim = d;
+  int64_t items = rows, item_rows = 1;
+  if (plan.tile_dim >= 0) {
+    item_rows = kPadTileBytes / plan.elem_size;
+    const int64_t t = plan.out_size[plan.tile_dim];
+    items = rows / t * ((t + item_rows - 1) / item_rows);
+  }
   // About 64 KiB of output per task: enough to hide the fork/join, fine enough to balance.
-  const int64_t grain = std::max<int64_t>(1, (int64_t{64} << 10) / (width * plan.elem_size));
-  parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) { pad_rows(plan, begin, end); });
+  const int64_t grain = std::max<int64_t>(1, (int64_t{64} << 10) / (item_rows * width * plan.elem_size));
+  parallel_for(0, items, grain, [&](int64_t begin, int64_t end) { pad_rows(plan, begin, end); });
 }
 
 }  // namespace fourfold::cpu

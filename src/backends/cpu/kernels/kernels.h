@@ -25,7 +25,13 @@ struct PadPlan {
   const uint8_t* in;              // element [0, ..., 0] of the input
   uint8_t* out;                   // element [0, ..., 0] of the output
   uint64_t fill;                  // the fill value's bytes (low elem_size bytes)
+  // -1, or an outer dim whose input stride is 1 while the row's is not (channels-last): then the work items
+  // are tiles of kPadTileBytes / elem_size consecutive rows along that dim, read across and written along.
+  int tile_dim;
 };
+
+// Bytes of input per row index in one tile of the tiled layout: a tile is kPadTileBytes / elem_size rows.
+inline constexpr int64_t kPadTileBytes = 64;
 
 // Element types of softmax rows.
 enum class RowType : int { f32 = 0, bf16 = 1, f16 = 2 };
@@ -41,7 +47,7 @@ struct RowStats {
 
 #define FOURFOLD_CPU_DECLARE(isa)                                                                        \
   namespace isa {                                                                                        \
-  /* Writes output rows [row_begin, row_end) of the plan, each element once. */                          \
+  /* Writes work items [begin, end) of the plan (rows, or tiles), each element once. */                                \
   void pad_rows(const PadPlan& plan, int64_t row_begin, int64_t row_end);                                \
   /* Statistics of x[0, n). */                                                                           \
   RowStats softmax_stats(const void* x, RowType type, int64_t n);                                        \

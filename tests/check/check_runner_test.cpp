@@ -18,7 +18,7 @@ CheckOptions tiny_options() {
   o.reference_work_cap = 1e5;   // nothing fits: each suite contributes its smallest row
   o.probe_budget = ProbeBudget::tiny();
   o.baseline = "reference";
-  o.candidate = "softmax=generic";   // no generic tier yet: falls back, and the manifest says so
+  o.candidate = "softmax=generic,pad=generic";   // no generic tier yet: falls back, and the manifest says so
   return o;
 }
 
@@ -51,7 +51,7 @@ TEST(CheckRunner, WritesAllMeasuredRecordsForBothSides) {
   }
   EXPECT_TRUE(workload_equal(r.baseline.manifest.workload, r.candidate.manifest.workload));
   EXPECT_EQ(r.baseline.manifest.policy, "all=reference");
-  EXPECT_EQ(r.candidate.manifest.policy, "softmax=generic");
+  EXPECT_EQ(r.candidate.manifest.policy, "constant_pad_nd=generic,softmax=generic");
   // The same rows in the same order on both sides: compare pairs them and finds no regression.
   const Comparison c = compare_records(r.baseline, r.candidate);
   EXPECT_FALSE(c.correctness_failed());

@@ -86,7 +86,7 @@ vf load(const void* p, int64_t i) {
   } else {
     const uint16_t* q = static_cast<const uint16_t*>(p) + i;
 #if defined(__AVX512F__)
-    v = (vf)_mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(q)));
+    v = (vf)_mm512_maskz_cvtph_ps(0xffff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q)));   // maskz: GCC 12 warns on the unmasked form
 #elif defined(__F16C__) && defined(__AVX2__)
     v = (vf)_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q)));
 #else
@@ -110,7 +110,8 @@ void store(void* p, int64_t i, vf v) {
   } else {
     uint16_t* q = static_cast<uint16_t*>(p) + i;
 #if defined(__AVX512F__)
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(q), _mm512_cvtps_ph((__m512)v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(q),
+                        _mm512_maskz_cvtps_ph(0xffff, (__m512)v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 #elif defined(__F16C__) && defined(__AVX2__)
     _mm_storeu_si128(reinterpret_cast<__m128i*>(q), _mm256_cvtps_ph((__m256)v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
 #else

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "backends/cpu/isa.h"
 #include "core/build_info.h"
 #include "fourfold/parallel.h"
 #include "fourfold/policy.h"
@@ -78,7 +79,7 @@ Manifest collect_manifest(const Workload& workload, std::vector<std::string> dty
                                                 {h.avx512_bf16, "avx512_bf16"}, {h.amx, "amx"}};
   for (const auto& [has, name] : flags)
     if (has) m.isa_flags.emplace_back(name);
-  m.isa_variant = "reference";   // the only tier built so far; the CPU tier will report its CPUID pick
+  m.isa_variant = std::string(cpu::isa_name(cpu::active_isa()));   // the dedicated CPU tier's level (CPUID or FOURFOLD_ISA)
   m.threads = num_threads();
   m.device = std::move(device);
   m.dtypes = std::move(dtypes);

@@ -1,6 +1,7 @@
 // The manifest: workload equality names the first differing field; other differences are listed, not refused.
 #include <gtest/gtest.h>
 
+#include "backends/cpu/isa.h"
 #include "check/manifest.h"
 #include "check/sample_records.h"
 #include "fourfold/parallel.h"
@@ -60,7 +61,7 @@ TEST(Manifest, CollectedFromThisProcess) {
   EXPECT_FALSE(m.fourfold_version.empty());
   EXPECT_FALSE(m.git_commit.empty());
   EXPECT_EQ(m.threads, num_threads());
-  EXPECT_EQ(m.isa_variant, "reference");
+  EXPECT_EQ(m.isa_variant, cpu::isa_name(cpu::active_isa()));
   EXPECT_EQ(m.device, "cpu");
   EXPECT_EQ(m.workload, testing::sample_workload());
   EXPECT_EQ(parse_workload_kind(workload_kind_name(WorkloadKind::memory)), WorkloadKind::memory);

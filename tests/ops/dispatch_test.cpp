@@ -31,7 +31,7 @@ TEST(Policy, EveryOpHasAName) {
 TEST(Dispatch, CountsTheTierThatRanAndFallsBackToReference) {
   reset_dispatch_counts();
   {
-    // No dedicated tier yet, and the generic softmax covers only the last dim: dim 0 falls back to the reference.
+    // Neither the dedicated nor the generic softmax covers dim 0: it falls back to the reference.
     ScopedPolicy scope(Policy::parse("softmax=dedicated"));
     softmax(Tensor::zeros({2, 3}, DType::f32), 0);
     EXPECT_EQ(current_policy().forced_for("softmax"), Tier::dedicated);

@@ -1,0 +1,94 @@
+// Dedicated softmax / log_softmax over the last dim: rows in parallel, or one long row split over threads.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "backends/cpu/cpu_ops.h"
+#include "fourfold/parallel.h"
+
+namespace fourfold::cpu {
+namespace {
+
+constexpr int64_t kSplitMin = 16384;   // elements of a row below which splitting it costs more than it gains
+constexpr int kMaxChunks = 64;
+
+// Chunks' statistics merged by rescaling each sum to the common max (a chunk at -inf adds nothing).
+RowStats merge(const RowStats* st, int count) {
+  RowStats r{-std::numeric_limits<float>::infinity(), 0.0, false};
+  for (int c = 0; c < count; ++c) {
+    r.max = std::max(r.max, st[c].max);
+    r.nan = r.nan || st[c].nan;
+  }
+  for (int c = 0; c < count; ++c)
+    r.sum += st[c].max == r.max ? st[c].sum : st[c].sum * std::exp(static_cast<double>(st[c].max) - r.max);
+  return r;
+}
+
+struct Finish {
+  float scale;
+  bool nan;
+};
+
+// All -inf (0/0), a NaN, or +inf (inf - inf in the sum) make the whole row NaN, as the reference.
+Finish finish(const RowStats& st, bool log) {
+  const bool nan = st.nan || st.max == -std::numeric_limits<float>::infinity() || !std::isfinite(st.sum);
+  return {static_cast<float>(log ? std::log(st.sum) : 1.0 / st.sum), nan};
+}
+
+}  // namespace
+
+bool softmax_covers(const SoftmaxArgs& a) {
+  const DType t = a.x.dtype();
+  return (t == DType::f32 || t == DType::bf16 || t == DType::f16) && a.dim == a.x.dim() - 1 && a.x.is_contiguous() &&
+         a.out.is_contiguous() && a.out.dtype() == t;
+}
+
+void softmax(const SoftmaxArgs& a, bool log, const SoftmaxPieces& k) {
+  const int64_t numel = a.x.numel();
+  if (numel == 0) return;
+  const int64_t n = a.x.size(a.dim);
+  const int64_t rows = numel / n;
+  const RowType type = a.x.dtype() == DType::f32 ? RowType::f32 : a.x.dtype() == DType::bf16 ? RowType::bf16 : RowType::f16;
+  const int64_t es = static_cast<int64_t>(dtype_size(a.x.dtype()));
+  const uint8_t* x = static_cast<const uint8_t*>(a.x.data());
+  uint8_t* out = static_cast<uint8_t*>(a.out.data());
+  const int threads = num_threads();
+
+  if (rows >= threads || n < 2 * kSplitMin) {
+    const int64_t grain = std::max<int64_t>(1, 16384 / n);
+    parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
+      for (int64_t r = begin; r < end; ++r) {
+        const RowStats st = k.stats(x + r * n * es, type, n);
+        const Finish f = finish(st, log);
+        k.write(x + r * n * es, out + r * n * es, type, n, st.max, f.scale, log, f.nan);
+      }
+    });
+    return;
+  }
+
+  // Fewer rows than threads and long rows: each row's chunks in parallel, merged, then written in parallel.
+  const int chunks = static_cast<int>(std::min<int64_t>({kMaxChunks, threads, n / kSplitMin}));
+  const int64_t len = ((n + chunks - 1) / chunks + 63) / 64 * 64;
+  RowStats st[kMaxChunks];
+  for (int64_t r = 0; r < rows; ++r) {
+    const uint8_t* xr = x + r * n * es;
+    uint8_t* outr = out + r * n * es;
+    parallel_for(0, chunks, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t c = begin; c < end; ++c) {
+        const int64_t start = std::min(n, c * len);
+        st[c] = k.stats(xr + start * es, type, std::min(n, start + len) - start);
+      }
+    });
+    const RowStats merged = merge(st, chunks);
+    const Finish f = finish(merged, log);
+    parallel_for(0, chunks, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t c = begin; c < end; ++c) {
+        const int64_t start = std::min(n, c * len);
+        k.write(xr + start * es, outr + start * es, type, std::min(n, start + len) - start, merged.max, f.scale, log,
+                f.nan);
+      }
+    });
+  }
+}
+
+}  // namespace fourfold::cpu

@@ -10,16 +10,8 @@ namespace {
 using testing::all_close;
 using testing::randn;
 
-// Rounding once to the output type: half an ulp relative, with a floor for results near zero.
-struct Tol { double rtol, atol; };
-Tol tolerance(DType dtype) {
-  switch (dtype) {
-    case DType::f64: return {1e-12, 1e-12};
-    case DType::f32: return {1e-6, 1e-6};
-    case DType::f16: return {1e-3, 1e-4};
-    default: return {4e-3, 1e-3};   // bf16
-  }
-}
+using Tol = testing::Tolerance;
+Tol tolerance(DType dtype) { return testing::product_tolerance(dtype); }
 
 // out[m, n] = sum_k x[m, k] w[n, k] + b[n] over the values as stored, in double, by explicit loops.
 std::vector<double> hand_linear(const Tensor& x2, const Tensor& w, const Tensor* b) {

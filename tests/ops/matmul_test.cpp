@@ -15,15 +15,8 @@ using C = std::complex<double>;
 double el(const Tensor& t, std::vector<int64_t> index) { return load_as_double(t.dtype(), t.element_ptr(index)); }
 C cel(const Tensor& t, std::vector<int64_t> index) { return load_as_complex(t.dtype(), t.element_ptr(index)); }
 
-struct Tol { double rtol, atol; };
-Tol tolerance(DType dtype) {
-  switch (dtype) {
-    case DType::f64: return {1e-12, 1e-12};
-    case DType::f32: return {1e-6, 1e-6};
-    case DType::f16: return {1e-3, 1e-4};
-    default: return {4e-3, 1e-3};   // bf16
-  }
-}
+using Tol = testing::Tolerance;
+Tol tolerance(DType dtype) { return testing::product_tolerance(dtype); }
 
 Tensor random_complex(const Shape& shape, uint64_t seed) {
   Tensor re = randn(shape, DType::f32, seed), im = randn(shape, DType::f32, seed + 1000);

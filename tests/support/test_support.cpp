@@ -37,6 +37,15 @@ double one_ulp_tolerance(DType dtype) {
   }
 }
 
+Tolerance product_tolerance(DType dtype) {
+  switch (dtype) {
+    case DType::f64: return {1e-12, 1e-12};
+    case DType::f32: return {1e-6, 1e-6};
+    case DType::f16: return {1e-3, 1e-4};
+    default: return {4e-3, 1e-3};   // bf16
+  }
+}
+
 Tensor random_bits(const Shape& shape, DType dtype, uint64_t seed) {
   Tensor t = Tensor::empty(shape, dtype);
   std::mt19937_64 rng(seed);

@@ -32,6 +32,13 @@ inline constexpr DType kFloatDTypes[] = {DType::f32, DType::f16, DType::bf16, DT
 // twice the half ulp a single rounding of the exact result may cost, for kernels that round once.
 double one_ulp_tolerance(DType dtype);
 
+// For matrix products rounded once to the output dtype: half an ulp relative, with an absolute floor for
+// results near zero (where cancellation makes a relative bound meaningless).
+struct Tolerance {
+  double rtol, atol;
+};
+Tolerance product_tolerance(DType dtype);
+
 // Random bytes: NaN payloads, subnormals, int64 beyond 2^53 and nonzero imaginary parts all appear, so a kernel
 // that should move bytes but converts through double anywhere is caught. Bool bytes stay 0 or 1.
 Tensor random_bits(const Shape& shape, DType dtype, uint64_t seed);

@@ -34,17 +34,6 @@ void accumulate_dispatch(std::vector<OpDispatch>& into) {
   }
 }
 
-std::string tier_that_ran(const std::string& op) {
-  for (const DispatchCount& d : dispatch_counts()) {
-    if (d.op != op) continue;
-    int most = 0;
-    for (int t = 1; t < kTierCount; ++t)
-      if (d.calls[t] > d.calls[most]) most = t;
-    return std::string(tier_name(static_cast<Tier>(most)));
-  }
-  return "none";
-}
-
 MachineState machine_state(const ProbeBudget& budget) {
   const RooflineProbe p = measure_roofline(budget);
   MachineState s;
@@ -148,7 +137,8 @@ CheckResult run_check(const CheckOptions& o, const std::function<void(const std:
         ScopedPolicy scope(sides[side].policy);
         out = call();
       }
-      rows[side].tier = tier_that_ran(c.op);
+      const std::optional<TierRan> ran = tier_that_ran(c.op);
+      rows[side].tier = ran ? ran->tier : "none";
       accumulate_dispatch(sides[side].dispatched);
       rows[side].bytes = cost.bytes();
       rows[side].flops = cost.flops;

@@ -270,6 +270,15 @@ Tier expected_tier(std::string_view op) {
   return Tier::reference;
 }
 
+std::optional<TierRan> tier_that_ran(std::string_view op) {
+  for (const DispatchCount& d : dispatch_counts()) {
+    if (d.op != op) continue;
+    const int most = static_cast<int>(std::max_element(std::begin(d.calls), std::end(d.calls)) - std::begin(d.calls));
+    return TierRan{std::string(tier_name(static_cast<Tier>(most))), d.last_variant};
+  }
+  return std::nullopt;
+}
+
 BenchRow run_bench_case(const BenchCase& c, const RooflineProbe& probe, const BenchOptions& options) {
   BenchRow row;
   row.bench_case = c;
@@ -296,11 +305,9 @@ BenchRow run_bench_case(const BenchCase& c, const RooflineProbe& probe, const Be
       calls[next]();
       next = next + 1 == calls.size() ? 0 : next + 1;
     }, options.timer);
-    for (const DispatchCount& d : dispatch_counts()) {
-      if (d.op != c.op) continue;
-      const int most = static_cast<int>(std::max_element(std::begin(d.calls), std::end(d.calls)) - std::begin(d.calls));
-      row.tier = std::string(tier_name(static_cast<Tier>(most)));
-      row.variant = d.last_variant;
+    if (const std::optional<TierRan> ran = tier_that_ran(c.op)) {
+      row.tier = ran->tier;
+      row.variant = ran->variant;
     }
     row.roof = roofline_point(row.cost, row.timing.median_us * 1e-6, probe);
   } catch (const std::exception& e) {

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -58,6 +59,13 @@ RooflinePoint roofline_point(const OpCost& cost, double seconds_per_call, const 
 // The tier a call of `op` would run on under the current policy, if the kernel covers the call: the forced
 // tier, or the fastest one, walking down to the first tier that has a kernel for the op.
 Tier expected_tier(std::string_view op);
+
+// The tier that served most calls of `op` since the dispatch counters were last reset (ties: the slower
+// tier), with its last kernel variant; nullopt when the op did not run.
+struct TierRan {
+  std::string tier, variant;
+};
+std::optional<TierRan> tier_that_ran(std::string_view op);
 
 struct BenchOptions {
   TimerOptions timer;

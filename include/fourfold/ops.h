@@ -17,8 +17,16 @@ namespace fourfold {
 using OptTensor = std::optional<Tensor>;
 
 // ---------------------------------------------------------------- matrix products
-// x [..., K], weight [N, K], bias [N] -> [..., N]; f32, f16, bf16 (f64 for the oracle), one dtype for all.
+// x [..., K], weight [N, K], bias [N] -> [..., N]; f32, f16, bf16 (f64 for the oracle), one dtype for all,
+// with one exception that decode needs: under f32 x the weight may be stored in bf16 or f16 (weight-only
+// low precision; the output and bias stay f32).
 Tensor linear(const Tensor& x, const Tensor& weight, const OptTensor& bias = std::nullopt);
+// Weight-only FP8 linear, the path of Hugging Face FP8 checkpoints: out = x @ (weight * scale)^T + bias.
+// weight [N, K] float8_e4m3fn or float8_e5m2; weight_scale f32, the dequantization scale (a checkpoint's
+// weight_scale_inv as stored): [] / [1] / [1, 1] tensorwise, [N, 1] rowwise, [ceil(N/128), ceil(K/128)]
+// 128x128 blocks. x f32 or bf16 (f64 for the oracle); bias and out in x's dtype.
+Tensor scaled_linear(const Tensor& x, const Tensor& weight, const Tensor& weight_scale,
+                     const OptTensor& bias = std::nullopt);
 
 // torch.matmul: 1-D x 1-D is a dot product (0-D result); 1-D operands are promoted by a size-1 dim that is
 // removed afterwards; batch dims broadcast. Real floating types and complex64.

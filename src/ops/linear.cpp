@@ -22,11 +22,50 @@ Shape with_last(const Shape& shape, int64_t last) {
   return s;
 }
 
+void check_weight_shape(const char* op, const Tensor& x, const Tensor& weight) {
+  check::rank(op, "weight", weight, 2, "[N, K]");
+  check::size_is(op, "weight", weight, 1, x.size(-1), "K, the last dim of 'x'");
+}
+
 void check_weight(const char* op, const Tensor& x, const Tensor& weight) {
   check::dtype_in(op, "weight", weight, check::kFloatTypes);
   check::same_dtype(op, "weight", weight, "x", x);
-  check::rank(op, "weight", weight, 2, "[N, K]");
-  check::size_is(op, "weight", weight, 1, x.size(-1), "K, the last dim of 'x'");
+  check_weight_shape(op, x, weight);
+}
+
+// linear's weight: x's dtype, or bf16/f16 storage under f32 x (weight-only low precision for decode).
+void check_linear_weight(const char* op, const Tensor& x, const Tensor& weight) {
+  const bool low_precision_storage =
+      x.dtype() == DType::f32 && (weight.dtype() == DType::bf16 || weight.dtype() == DType::f16);
+  if (!low_precision_storage) return check_weight(op, x, weight);
+  check_weight_shape(op, x, weight);
+}
+
+void check_bias(const char* op, const Tensor& x, const Tensor& bias, int64_t n) {
+  check::dtype_in(op, "bias", bias, check::kFloatTypes);
+  check::same_dtype(op, "bias", bias, "x", x);
+  check::rank(op, "bias", bias, 1, "[N]");
+  check::size_is(op, "bias", bias, 0, n, "N, dim 0 of 'weight'");
+}
+
+bool is_tensorwise(const Shape& s) {
+  if (s.size() > 2) return false;
+  for (int64_t d : s)
+    if (d != 1) return false;
+  return true;
+}
+
+// The scaling recipe of an fp8 weight [N, K], read from the scale's shape as scaled_mm reads it.
+ScaleRecipe weight_recipe(const char* op, const Tensor& scale, int64_t n, int64_t k) {
+  check::dtype_in(op, "weight_scale", scale, {DType::f32});
+  const auto blocks = [](int64_t v) { return (v + 127) / 128; };
+  if (is_tensorwise(scale.shape())) return ScaleRecipe::tensorwise;
+  if (scale.shape() == Shape{n, 1}) return ScaleRecipe::rowwise;
+  if (scale.shape() == Shape{blocks(n), blocks(k)}) return ScaleRecipe::block_128x128;
+  fail<ShapeError>(op, "weight_scale",
+                   fmt::format("shape [] or [1, 1] (tensorwise), [{}, 1] (rowwise) or [{}, {}] (128x128 blocks)", n,
+                               blocks(n), blocks(k)),
+                   fmt::format("shape {}", shape_string(scale.shape())));
 }
 
 }  // namespace
@@ -35,17 +74,28 @@ Tensor linear(const Tensor& x, const Tensor& weight, const OptTensor& bias) {
   constexpr const char* op = "linear";
   check::dtype_in(op, "x", x, check::kFloatTypes);
   check::rank_at_least(op, "x", x, 1);
-  check_weight(op, x, weight);
+  check_linear_weight(op, x, weight);
   const int64_t n = weight.size(0);
-  if (bias) {
-    check::dtype_in(op, "bias", *bias, check::kFloatTypes);
-    check::same_dtype(op, "bias", *bias, "x", x);
-    check::rank(op, "bias", *bias, 1, "[N]");
-    check::size_is(op, "bias", *bias, 0, n, "N, dim 0 of 'weight'");
-  }
+  if (bias) check_bias(op, x, *bias, n);
   const Tensor x2 = x.reshape({leading_rows(x), x.size(-1)});
   Tensor out = Tensor::empty({x2.size(0), n}, x.dtype());
   FOURFOLD_DISPATCH(linear, (LinearArgs{x2, weight, bias ? &*bias : nullptr, out}));
+  return out.view(with_last(x.shape(), n));
+}
+
+Tensor scaled_linear(const Tensor& x, const Tensor& weight, const Tensor& weight_scale, const OptTensor& bias) {
+  constexpr const char* op = "scaled_linear";
+  check::dtype_in(op, "x", x, {DType::f32, DType::bf16, DType::f64});
+  check::rank_at_least(op, "x", x, 1);
+  check::dtype_in(op, "weight", weight, {DType::f8_e4m3fn, DType::f8_e5m2});
+  check_weight_shape(op, x, weight);
+  const int64_t n = weight.size(0);
+  const ScaleRecipe recipe = weight_recipe(op, weight_scale, n, weight.size(1));
+  const Tensor scale = recipe == ScaleRecipe::tensorwise ? weight_scale.reshape({1, 1}) : weight_scale;
+  if (bias) check_bias(op, x, *bias, n);
+  const Tensor x2 = x.reshape({leading_rows(x), x.size(-1)});
+  Tensor out = Tensor::empty({x2.size(0), n}, x.dtype());
+  FOURFOLD_DISPATCH(linear, (LinearArgs{x2, weight, bias ? &*bias : nullptr, out, &scale, recipe}));
   return out.view(with_last(x.shape(), n));
 }
 

@@ -11,11 +11,17 @@
 
 namespace fourfold {
 
+enum class ScaleRecipe { tensorwise, rowwise, block_1x128, block_128x128 };
+
 struct LinearArgs {
-  const Tensor& x;        // [M, K]
-  const Tensor& weight;   // [N, K]
-  const Tensor* bias;     // [N] or null
-  Tensor& out;            // [M, N]
+  const Tensor& x;        // [M, K]; f32, bf16, f16 (f64 for the oracle)
+  const Tensor& weight;   // [N, K]; x's dtype, or bf16/f16 under f32 x, or fp8 with weight_scale
+  const Tensor* bias;     // [N] or null; x's dtype
+  Tensor& out;            // [M, N]; x's dtype
+  // scaled_linear only (fp8 weight): f32 dequantization scale, [1, 1] (tensorwise), [N, 1] (rowwise) or
+  // [ceil(N/128), ceil(K/128)] (block_128x128); the weight element (n, k) counts as weight[n, k] * scale.
+  const Tensor* weight_scale = nullptr;
+  ScaleRecipe weight_recipe = ScaleRecipe::tensorwise;
 };
 
 struct MatmulArgs {       // real or complex64; batch dims already broadcast (expanded views, stride 0)
@@ -33,7 +39,6 @@ struct GroupedMmArgs {
   Tensor& out;            // see ops.h for each case's shape
 };
 
-enum class ScaleRecipe { tensorwise, rowwise, block_1x128, block_128x128 };
 struct ScaledMmArgs {
   const Tensor& a;        // [M, K] fp8
   const Tensor& b;        // [K, N] fp8

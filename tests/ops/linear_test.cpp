@@ -110,8 +110,12 @@ TEST(Linear, BadArgumentsNameOpAndArgument) {
                                                {"linear", "'x'", "int32"}));
   EXPECT_TRUE(testing::throws_with<DTypeError>([&] { linear(Tensor::zeros({2, 3}, DType::f8_e4m3fn), w); },
                                                {"linear", "'x'", "float8_e4m3fn"}));
-  EXPECT_TRUE(testing::throws_with<DTypeError>([&] { linear(x, Tensor::zeros({4, 3}, DType::bf16)); },
-                                               {"linear", "'weight'", "bfloat16", "float32"}));
+  // Low-precision weight storage is allowed under f32 x only, never the other way round.
+  EXPECT_TRUE(testing::throws_with<DTypeError>(
+      [&] { linear(Tensor::zeros({2, 3}, DType::bf16), Tensor::zeros({4, 3}, DType::f32)); },
+      {"linear", "'weight'", "bfloat16", "float32"}));
+  EXPECT_TRUE(testing::throws_with<DTypeError>([&] { linear(x, Tensor::zeros({4, 3}, DType::f8_e4m3fn)); },
+                                               {"linear", "'weight'", "float8_e4m3fn"}));
   EXPECT_TRUE(testing::throws_with<DTypeError>([&] { linear(x, w, Tensor::zeros({4}, DType::f16)); },
                                                {"linear", "'bias'", "float16"}));
   EXPECT_TRUE(testing::throws_with<ShapeError>([&] { linear(Tensor::zeros({}, DType::f32), w); }, {"linear", "'x'"}));

@@ -1,4 +1,4 @@
-// Generic linear: x and weight converted to f32 temporaries, a blocked GEMM into an f32 temporary, a separate
+// Generic linear (and scaled_linear): x and weight converted to f32 temporaries, a blocked GEMM into an f32 temporary, a separate
 // bias pass, then one conversion to the output dtype.
 #include "backends/generic/generic.h"
 #include "backends/generic/primitives.h"
@@ -10,7 +10,9 @@ bool linear_covers(const LinearArgs& a) { return computes(a.x.dtype()); }
 void linear(const LinearArgs& a) {
   const int64_t m = a.x.size(0), k = a.x.size(1), n = a.weight.size(0);
   if (m == 0 || n == 0) return;
-  const Tensor x = to_f32(a.x), w = to_f32(a.weight);
+  const Tensor x = to_f32(a.x);
+  // An fp8 weight is dequantized into an f32 copy in memory first, as a graph lowering does.
+  const Tensor w = a.weight_scale == nullptr ? to_f32(a.weight) : dequantize_f32(a.weight, *a.weight_scale, a.weight_recipe);
   Tensor product = empty_f32({m, n});
   gemm_nt(x.data_as<float>(), w.data_as<float>(), product.data_as<float>(), m, n, k);
   if (a.bias == nullptr) {

@@ -265,6 +265,24 @@ Tensor to_f32(const Tensor& x) {
   return y;
 }
 
+Tensor dequantize_f32(const Tensor& weight, const Tensor& scale, ScaleRecipe recipe) {
+  Tensor w = to_f32(weight);
+  const Tensor s = to_f32(scale);
+  const int64_t n = w.size(0), k = w.size(1), scale_cols = s.size(1);
+  const bool blocks = recipe == ScaleRecipe::block_128x128;
+  const int64_t rows_per_scale = blocks ? 128 : (recipe == ScaleRecipe::rowwise ? 1 : std::max<int64_t>(n, 1));
+  const int64_t cols_per_scale = blocks ? 128 : std::max<int64_t>(k, 1);
+  float* data = w.data_as<float>();
+  const float* sd = s.data_as<float>();
+  parallel_for(0, n, grain_rows(k), [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      const float* scale_row = sd + (r / rows_per_scale) * scale_cols;
+      for (int64_t c = 0; c < k; ++c) data[r * k + c] *= scale_row[c / cols_per_scale];
+    }
+  });
+  return w;
+}
+
 void from_f32(const Tensor& src, Tensor& out) {
   const Rows rows(out);
   if (rows.rows == 0) return;

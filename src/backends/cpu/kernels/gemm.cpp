@@ -1,0 +1,236 @@
+// GEMM pieces, compiled once per ISA: packing any-layout f32/bf16/f16 operands into f32 panels, the register-tile
+// micro-kernel, and the epilogue (bias, rounding to the output dtype, any output strides).
+//
+// Precision policy: every input converts exactly to f32 while packing (bf16 and f16 are subsets of f32), the
+// products accumulate in f32 FMAs (in k order within a kc block, blocks added in order), and the result rounds
+// once to the output dtype after the bias is added in f32. So bf16 inputs get f32-accumulation accuracy, not
+// the bf16 products-of-pairs of vdpbf16ps (which would double the peak but round each pair's sum to f32 in a
+// different order; not used).
+#include <cstring>
+
+#if defined(__AVX512F__) || defined(__F16C__)
+#include <immintrin.h>
+#endif
+
+#include "backends/cpu/kernels/kernels.h"
+#include "fourfold/dtype.h"   // out-of-line f16 conversions for the scalar level
+
+namespace fourfold::cpu::FOURFOLD_ISA_NAMESPACE {
+namespace {
+
+// The register tile: MR rows (broadcast from A) by two vectors of columns (loaded from B). AVX-512: 12 x 32 uses
+// 24 of the 32 zmm registers for accumulators; AVX2: 6 x 16 uses 12 of 16 ymm; the scalar level (SSE2, no FMA)
+// 4 x 8 uses 8 of 16 xmm.
+#if defined(__AVX512F__)
+constexpr int kLanes = 16;
+constexpr int kMr = 12;
+#elif defined(__AVX2__)
+constexpr int kLanes = 8;
+constexpr int kMr = 6;
+#else
+constexpr int kLanes = 4;
+constexpr int kMr = 4;
+#endif
+constexpr int kNr = 2 * kLanes;
+
+typedef float vf __attribute__((vector_size(kLanes * 4)));
+
+inline float bf16_bits_to_f32(uint16_t h) {
+  const uint32_t u = static_cast<uint32_t>(h) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+// Round to nearest even; NaN stays NaN (quieted).
+inline uint16_t f32_to_bf16_bits(float f) {
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40);
+  return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+inline float half_to_f32(uint16_t h) {
+#if defined(__F16C__)
+  return _cvtsh_ss(h);
+#else
+  return f16_to_f32(h);
+#endif
+}
+
+inline uint16_t f32_to_half(float f) {
+#if defined(__F16C__)
+  return _cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+#else
+  return f32_to_f16(f);
+#endif
+}
+
+template <RowType T>
+inline float load(const uint8_t* base, int64_t i) {
+  if constexpr (T == RowType::f32) {
+    float v;
+    std::memcpy(&v, base + i * 4, 4);
+    return v;
+  } else {
+    uint16_t h;
+    std::memcpy(&h, base + i * 2, 2);
+    return T == RowType::bf16 ? bf16_bits_to_f32(h) : half_to_f32(h);
+  }
+}
+
+template <RowType T>
+inline void store(uint8_t* base, int64_t i, float v) {
+  if constexpr (T == RowType::f32) {
+    std::memcpy(base + i * 4, &v, 4);
+  } else {
+    const uint16_t h = T == RowType::bf16 ? f32_to_bf16_bits(v) : f32_to_half(v);
+    std::memcpy(base + i * 2, &h, 2);
+  }
+}
+
+inline int64_t type_size(RowType t) { return t == RowType::f32 ? 4 : 2; }
+
+// Panels of R "rows" (the non-reduction index) by `depth` reduction steps: dst[(g * depth + d) * R + r] = element
+// (g * R + r, d), which lies at base + (row * rs + d * ds) elements; rows past `rows` are zero. Both the
+// depth-contiguous layout (a linear weight, x) and the row-contiguous one (a matmul b, a transposed grad) read
+// their source in order.
+template <RowType T, int R>
+void pack_panels(const uint8_t* base, int64_t rs, int64_t ds, int64_t rows, int64_t depth, float* dst) {
+  for (int64_t g = 0; g * R < rows; ++g, dst += depth * R) {
+    const int64_t count = rows - g * R < R ? rows - g * R : R;
+    const uint8_t* src = base + g * R * rs * type_size(T);
+    if (ds == 1 && count == R) {
+      // Eight depth steps of every row at a time: reads stay sequential per row, writes fill whole panel rows.
+      int64_t d = 0;
+      for (; d + 8 <= depth; d += 8)
+        for (int r = 0; r < R; ++r)
+#pragma GCC unroll 8
+          for (int j = 0; j < 8; ++j) dst[(d + j) * R + r] = load<T>(src, r * rs + d + j);
+      for (; d < depth; ++d)
+        for (int r = 0; r < R; ++r) dst[d * R + r] = load<T>(src, r * rs + d);
+      continue;
+    }
+    for (int64_t d = 0; d < depth; ++d) {
+      float* row = dst + d * R;
+      int64_t r = 0;
+      if (rs == 1)
+        for (; r < count; ++r) row[r] = load<T>(src, d * ds + r);
+      else
+        for (; r < count; ++r) row[r] = load<T>(src, r * rs + d * ds);
+      for (; r < R; ++r) row[r] = 0.0f;
+    }
+  }
+}
+
+template <int R>
+void pack(const GemmOperand& op, int64_t r0, int64_t rows, int64_t rs, int64_t d0, int64_t depth, int64_t ds,
+          float* dst) {
+  const uint8_t* base = op.data + (r0 * rs + d0 * ds) * type_size(op.type);
+  switch (op.type) {
+    case RowType::f32: return pack_panels<RowType::f32, R>(base, rs, ds, rows, depth, dst);
+    case RowType::bf16: return pack_panels<RowType::bf16, R>(base, rs, ds, rows, depth, dst);
+    default: return pack_panels<RowType::f16, R>(base, rs, ds, rows, depth, dst);
+  }
+}
+
+// The register tile over one kc block: acc[i][h] holds row i, columns h * kLanes .. + kLanes; panels are
+// 64-byte aligned (the driver allocates them so and every panel step is a multiple of the vector).
+[[gnu::always_inline]] inline void micro(const float* a, const float* b, int64_t kc, float* c, int64_t ldc,
+                                         bool accumulate) {
+  vf acc0[kMr], acc1[kMr];
+#pragma GCC unroll 16
+  for (int i = 0; i < kMr; ++i) acc0[i] = acc1[i] = vf{};
+  for (int64_t k = 0; k < kc; ++k, a += kMr, b += kNr) {
+    const vf b0 = *reinterpret_cast<const vf*>(b);
+    const vf b1 = *reinterpret_cast<const vf*>(b + kLanes);
+#pragma GCC unroll 16
+    for (int i = 0; i < kMr; ++i) {
+      const vf ai = vf{} + a[i];
+      acc0[i] += ai * b0;
+      acc1[i] += ai * b1;
+    }
+  }
+#pragma GCC unroll 16
+  for (int i = 0; i < kMr; ++i) {
+    float* ci = c + i * ldc;
+    if (accumulate) {
+      vf c0, c1;
+      std::memcpy(&c0, ci, sizeof(vf));
+      std::memcpy(&c1, ci + kLanes, sizeof(vf));
+      acc0[i] += c0;
+      acc1[i] += c1;
+    }
+    std::memcpy(ci, &acc0[i], sizeof(vf));
+    std::memcpy(ci + kLanes, &acc1[i], sizeof(vf));
+  }
+}
+
+template <RowType T>
+void store_rows(const float* c, int64_t ldc, int64_t mc, int64_t nc, const GemmOut& out, int64_t m0, int64_t n0) {
+  float bias[1024];
+  for (int64_t j0 = 0; j0 < nc; j0 += 1024) {
+    const int64_t len = nc - j0 < 1024 ? nc - j0 : 1024;
+    for (int64_t j = 0; j < len; ++j) {
+      const int64_t col = (n0 + j0 + j) * out.bias_stride;
+      bias[j] = out.bias == nullptr                    ? 0.0f
+                : out.bias_type == RowType::f32  ? load<RowType::f32>(out.bias, col)
+                : out.bias_type == RowType::bf16 ? load<RowType::bf16>(out.bias, col)
+                                                 : load<RowType::f16>(out.bias, col);
+    }
+    for (int64_t i = 0; i < mc; ++i) {
+      const float* ci = c + i * ldc + j0;
+      uint8_t* row = out.data + ((m0 + i) * out.rs + (n0 + j0) * out.cs) * type_size(T);
+      if (out.cs == 1)
+        for (int64_t j = 0; j < len; ++j) store<T>(row, j, ci[j] + bias[j]);
+      else
+        for (int64_t j = 0; j < len; ++j) store<T>(row, j * out.cs, ci[j] + bias[j]);
+    }
+  }
+}
+
+}  // namespace
+
+int gemm_mr() { return kMr; }
+int gemm_nr() { return kNr; }
+
+void gemm_pack_a(const GemmOperand& a, int64_t m0, int64_t mc, int64_t k0, int64_t kc, float* dst) {
+  pack<kMr>(a, m0, mc, a.rs, k0, kc, a.cs, dst);
+}
+
+void gemm_pack_b(const GemmOperand& b, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst) {
+  pack<kNr>(b, n0, nc, b.cs, k0, kc, b.rs, dst);
+}
+
+void gemm_block(const float* pa, const float* pb, int64_t mc, int64_t nc, int64_t kc, float* c, int64_t ldc,
+                bool accumulate) {
+  // B's panel (kc x nr floats) stays in L1/L2 while every A panel of the block streams past it.
+  for (int64_t j = 0; j < nc; j += kNr) {
+    const float* b = pb + j * kc;
+    const int64_t nr = nc - j < kNr ? nc - j : kNr;
+    for (int64_t i = 0; i < mc; i += kMr) {
+      const float* a = pa + i * kc;
+      const int64_t mr = mc - i < kMr ? mc - i : kMr;
+      float* ci = c + i * ldc + j;
+      if (mr == kMr && nr == kNr) {
+        micro(a, b, kc, ci, ldc, accumulate);
+        continue;
+      }
+      // Edge tile: the full tile into a local one (the padding is zeros), then the valid part.
+      alignas(64) float tmp[kMr * kNr];
+      micro(a, b, kc, tmp, kNr, false);
+      for (int64_t r = 0; r < mr; ++r)
+        for (int64_t s = 0; s < nr; ++s) ci[r * ldc + s] = (accumulate ? ci[r * ldc + s] : 0.0f) + tmp[r * kNr + s];
+    }
+  }
+}
+
+void gemm_store(const float* c, int64_t ldc, int64_t mc, int64_t nc, const GemmOut& out, int64_t m0, int64_t n0) {
+  switch (out.type) {
+    case RowType::f32: return store_rows<RowType::f32>(c, ldc, mc, nc, out, m0, n0);
+    case RowType::bf16: return store_rows<RowType::bf16>(c, ldc, mc, nc, out, m0, n0);
+    default: return store_rows<RowType::f16>(c, ldc, mc, nc, out, m0, n0);
+  }
+}
+
+}  // namespace fourfold::cpu::FOURFOLD_ISA_NAMESPACE

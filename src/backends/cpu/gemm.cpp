@@ -28,9 +28,17 @@ struct FreeDeleter {
 };
 using Buffer = std::unique_ptr<float, FreeDeleter>;
 
-Buffer aligned_floats(int64_t count) {
-  const size_t bytes = (static_cast<size_t>(std::max<int64_t>(count, 16)) * 4 + 63) / 64 * 64;
-  return Buffer(static_cast<float*>(std::aligned_alloc(64, bytes)));
+// A 64-byte aligned buffer of at least `count` floats, one per slot and thread, kept between calls: a fresh
+// allocation of this size is an mmap whose page faults and zeroing cost a tenth of a small prefill GEMM.
+float* scratch(int slot, int64_t count) {
+  thread_local Buffer buffers[3];
+  thread_local int64_t sizes[3] = {0, 0, 0};
+  if (sizes[slot] < count) {
+    const size_t bytes = (static_cast<size_t>(std::max<int64_t>(count, 16)) * 4 + 63) / 64 * 64;
+    buffers[slot].reset(static_cast<float*>(std::aligned_alloc(64, bytes)));
+    sizes[slot] = count;
+  }
+  return buffers[slot].get();
 }
 
 int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
@@ -62,16 +70,30 @@ void gemm(const std::vector<GemmProblem>& problems, const GemmPieces& pieces) {
   const int64_t mc_max = round_up(kMcTarget, mr);
   const int threads = num_threads();
 
-  // Tile shapes: the defaults, shrunk (columns first, then rows) until there are two tiles per thread, so
-  // that a prefill of a narrow projection still uses every core.
-  int64_t tile_n = kNc, tile_m = round_up(kTileRows, mc_max);
+  // Tile shapes. Several problems (bmm batches, linear_backward): the default shape, shrunk (columns first,
+  // then rows) until there are two tiles per thread. One problem (linear): the fewest tiles of at most the
+  // default size, then more until their count divides among the threads, all of near-equal size, so that
+  // the static split of parallel_for leaves no thread idle at the end (one thread: no need to split).
+  const int64_t default_m = round_up(kTileRows, mc_max);
+  int64_t tile_n = kNc, tile_m = default_m;
   const auto count_tiles = [&](int64_t tm, int64_t tn) {
     int64_t t = 0;
     for (const GemmProblem& p : problems)
       if (p.m > 0 && p.n > 0) t += ceil_div(p.m, tm) * ceil_div(p.n, tn);
     return t;
   };
-  while (count_tiles(tile_m, tile_n) < 2 * threads) {
+  if (problems.size() == 1 && threads > 1) {
+    const int64_t m = problems[0].m, n = problems[0].n;
+    int64_t mb = std::max<int64_t>(1, ceil_div(m, default_m)), nb = std::max<int64_t>(1, ceil_div(n, kNc));
+    while ((mb * nb) % threads != 0 && mb * nb < 8 * threads) {
+      if (ceil_div(n, nb + 1) >= 4 * nr) ++nb;
+      else if (ceil_div(m, mb + 1) >= mr) ++mb;
+      else break;
+    }
+    tile_m = round_up(ceil_div(std::max<int64_t>(m, 1), mb), mr);
+    tile_n = round_up(ceil_div(std::max<int64_t>(n, 1), nb), nr);
+  }
+  while (threads > 1 && count_tiles(tile_m, tile_n) < 2 * threads) {
     if (tile_n > 4 * nr) tile_n = round_up(tile_n / 2, nr);
     else if (tile_m > 2 * mr) tile_m = round_up(tile_m / 2, mr);
     else break;
@@ -94,25 +116,25 @@ void gemm(const std::vector<GemmProblem>& problems, const GemmPieces& pieces) {
   const int64_t mc = std::min(mc_max, round_up(max_m, mr));
 
   parallel_for(0, static_cast<int64_t>(tiles.size()), 1, [&](int64_t begin, int64_t end) {
-    const Buffer pa = aligned_floats(mc * kKc);
-    const Buffer pb = aligned_floats(round_up(max_n, nr) * kKc);
-    const Buffer c = aligned_floats(max_m * ldc);
+    float* const pa = scratch(0, mc * kKc);
+    float* const pb = scratch(1, round_up(max_n, nr) * kKc);
+    float* const c = scratch(2, max_m * ldc);
     for (int64_t t = begin; t < end; ++t) {
       const Tile& tile = tiles[t];
       const GemmProblem& g = problems[tile.problem];
       const int64_t tm = tile.m1 - tile.m0, tn = tile.n1 - tile.n0;
       if (g.k == 0)
-        for (int64_t i = 0; i < tm; ++i) std::fill(c.get() + i * ldc, c.get() + i * ldc + tn, 0.0f);
+        for (int64_t i = 0; i < tm; ++i) std::fill(c + i * ldc, c + i * ldc + tn, 0.0f);
       for (int64_t k0 = 0; k0 < g.k; k0 += kKc) {
         const int64_t kc = std::min(kKc, g.k - k0);
-        pieces.pack_b(g.b, k0, kc, tile.n0, tn, pb.get());
+        pieces.pack_b(g.b, k0, kc, tile.n0, tn, pb);
         for (int64_t i0 = 0; i0 < tm; i0 += mc) {
           const int64_t rows = std::min(mc, tm - i0);
-          pieces.pack_a(g.a, tile.m0 + i0, rows, k0, kc, pa.get());
-          pieces.block(pa.get(), pb.get(), rows, tn, kc, c.get() + i0 * ldc, ldc, k0 > 0);
+          pieces.pack_a(g.a, tile.m0 + i0, rows, k0, kc, pa);
+          pieces.block(pa, pb, rows, tn, kc, c + i0 * ldc, ldc, k0 > 0);
         }
       }
-      pieces.store(c.get(), ldc, tm, tn, g.out, tile.m0, tile.n0);
+      pieces.store(c, ldc, tm, tn, g.out, tile.m0, tile.n0);
     }
   });
 }

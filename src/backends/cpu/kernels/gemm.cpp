@@ -102,6 +102,57 @@ inline void store(uint8_t* base, int64_t i, float v) {
 
 inline int64_t type_size(RowType t) { return t == RowType::f32 ? 4 : 2; }
 
+#if defined(__AVX2__)
+// Eight consecutive elements at base + i elements, as f32.
+template <RowType T>
+inline __m256 load8(const uint8_t* base, int64_t i) {
+  if constexpr (T == RowType::f32) {
+    return _mm256_loadu_ps(reinterpret_cast<const float*>(base) + i);
+  } else {
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const uint16_t*>(base) + i));
+    if constexpr (T == RowType::bf16) return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+    else return _mm256_cvtph_ps(h);
+  }
+}
+
+// Rows r = 0..7 of src (row stride rs elements), depth d .. d+7, written as dst[j * ld + r].
+template <RowType T>
+inline void transpose_8x8(const uint8_t* src, int64_t rs, int64_t d, float* dst, int64_t ld) {
+  __m256 r[8];
+  for (int i = 0; i < 8; ++i) r[i] = load8<T>(src, i * rs + d);
+  __m256 t[8], u[8];
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+    u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xEE);
+    u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xEE);
+  }
+  for (int j = 0; j < 4; ++j) {
+    _mm256_storeu_ps(dst + j * ld, _mm256_permute2f128_ps(u[j], u[j + 4], 0x20));
+    _mm256_storeu_ps(dst + (j + 4) * ld, _mm256_permute2f128_ps(u[j], u[j + 4], 0x31));
+  }
+}
+
+// The same for rows 0..3.
+template <RowType T>
+inline void transpose_4x8(const uint8_t* src, int64_t rs, int64_t d, float* dst, int64_t ld) {
+  __m256 r[4];
+  for (int i = 0; i < 4; ++i) r[i] = load8<T>(src, i * rs + d);
+  const __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+  const __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+  const __m256 u[4] = {_mm256_shuffle_ps(t0, t2, 0x44), _mm256_shuffle_ps(t0, t2, 0xEE),
+                       _mm256_shuffle_ps(t1, t3, 0x44), _mm256_shuffle_ps(t1, t3, 0xEE)};
+  for (int j = 0; j < 4; ++j) {
+    _mm_storeu_ps(dst + j * ld, _mm256_castps256_ps128(u[j]));
+    _mm_storeu_ps(dst + (j + 4) * ld, _mm256_extractf128_ps(u[j], 1));
+  }
+}
+#endif
+
 // Panels of R "rows" (the non-reduction index) by `depth` reduction steps: dst[(g * depth + d) * R + r] = element
 // (g * R + r, d), which lies at base + (row * rs + d * ds) elements; rows past `rows` are zero. Both the
 // depth-contiguous layout (a linear weight, x) and the row-contiguous one (a matmul b, a transposed grad) read
@@ -114,6 +165,16 @@ void pack_panels(const uint8_t* base, int64_t rs, int64_t ds, int64_t rows, int6
     if (ds == 1 && count == R) {
       // Eight depth steps of every row at a time: reads stay sequential per row, writes fill whole panel rows.
       int64_t d = 0;
+#if defined(__AVX2__)
+      // Vector transposes: 8 (then 4) rows x 8 depth steps per block.
+      for (; d + 8 <= depth; d += 8) {
+        int r = 0;
+        for (; r + 8 <= R; r += 8) transpose_8x8<T>(src + r * rs * type_size(T), rs, d, dst + d * R + r, R);
+        for (; r + 4 <= R; r += 4) transpose_4x8<T>(src + r * rs * type_size(T), rs, d, dst + d * R + r, R);
+        for (; r < R; ++r)
+          for (int j = 0; j < 8; ++j) dst[(d + j) * R + r] = load<T>(src, r * rs + d + j);
+      }
+#endif
       for (; d + 8 <= depth; d += 8)
         for (int r = 0; r < R; ++r)
 #pragma GCC unroll 8

@@ -7,6 +7,7 @@
 #include <functional>
 #include <limits>
 
+#include "backends/cpu/cpu_ops.h"
 #include "backends/cpu/isa.h"
 #include "fourfold/parallel.h"
 #include "support/test_support.h"
@@ -216,6 +217,42 @@ TEST(CpuGemm, LinearBackward) {
     EXPECT_TRUE(matches_reference(backward_fn(Tensor::empty({0, 3}, DType::f32), Tensor::empty({0, 4}, DType::f32),
                                               testing::randn({3, 4}, DType::f32, 73), true),
                                   0));
+  }
+}
+
+// The bf16 pair path (vdpbf16ps at the avx512bf16 level, which the sweep above runs for bf16 operands) forced
+// at every level, where it is the portable f32 emulation: odd K (a half pair), odd and even row strides (the
+// scalar and the transposing pack), a strided weight, bias; the output poisoned first.
+cpu::GemmPieces pieces_of(cpu::Isa isa) {
+  switch (isa) {
+    case cpu::Isa::scalar: return FOURFOLD_GEMM_PIECES(scalar);
+    case cpu::Isa::avx2: return FOURFOLD_GEMM_PIECES(avx2);
+    case cpu::Isa::avx512: return FOURFOLD_GEMM_PIECES(avx512);
+    default: return FOURFOLD_GEMM_PIECES(avx512bf16);
+  }
+}
+
+TEST(CpuGemm, Bf16PairPathAtEveryLevel) {
+  uint64_t seed = 90;
+  for (const Mnk& s : {Mnk{13, 33, 7}, Mnk{37, 65, 40}, Mnk{20, 40, 290}}) {
+    const Tensor x = testing::randn({s.m, s.k}, DType::bf16, seed++);
+    const Tensor w = testing::randn({s.n, s.k}, DType::bf16, seed++);
+    const Tensor b = testing::randn({s.n}, DType::bf16, seed++);
+    for (const Tensor& weight : {w, testing::non_contiguous(w)}) {
+      Tensor want;
+      {
+        testing::ReferenceOnly ref;
+        want = linear(x, weight, b);
+      }
+      for (cpu::Isa isa : cpu::host_isas()) {
+        cpu::GemmPieces pieces = pieces_of(isa);
+        pieces.pairs_fast = [] { return true; };
+        Tensor out = Tensor::full({s.m, s.n}, std::nan(""), DType::bf16);
+        cpu::linear_prefill(LinearArgs{x, weight, &b, out}, pieces);
+        const testing::Tolerance tol = tolerance(DType::bf16, s.k);
+        EXPECT_TRUE(all_close(out, want, tol.rtol, tol.atol)) << cpu::isa_name(isa) << " " << s.k;
+      }
+    }
   }
 }
 

@@ -69,6 +69,7 @@ void gemm(const std::vector<GemmProblem>& problems, const GemmPieces& pieces) {
   const int64_t mr = pieces.mr(), nr = pieces.nr();
   const int64_t mc_max = round_up(kMcTarget, mr);
   const int threads = num_threads();
+  const bool pairs_fast = pieces.pairs_fast();
 
   // Tile shapes. Several problems (bmm batches, linear_backward): the default shape, shrunk (columns first,
   // then rows) until there are two tiles per thread. One problem (linear): the fewest tiles of at most the
@@ -125,13 +126,17 @@ void gemm(const std::vector<GemmProblem>& problems, const GemmPieces& pieces) {
       const int64_t tm = tile.m1 - tile.m0, tn = tile.n1 - tile.n0;
       if (g.k == 0)
         for (int64_t i = 0; i < tm; ++i) std::fill(c + i * ldc, c + i * ldc + tn, 0.0f);
+      const bool pairs = pairs_fast && g.a.type == RowType::bf16 && g.b.type == RowType::bf16;
+      const auto pack_a = pairs ? pieces.pack_a_pairs : pieces.pack_a;
+      const auto pack_b = pairs ? pieces.pack_b_pairs : pieces.pack_b;
+      const auto block = pairs ? pieces.block_pairs : pieces.block;
       for (int64_t k0 = 0; k0 < g.k; k0 += kKc) {
         const int64_t kc = std::min(kKc, g.k - k0);
-        pieces.pack_b(g.b, k0, kc, tile.n0, tn, pb);
+        pack_b(g.b, k0, kc, tile.n0, tn, pb);
         for (int64_t i0 = 0; i0 < tm; i0 += mc) {
           const int64_t rows = std::min(mc, tm - i0);
-          pieces.pack_a(g.a, tile.m0 + i0, rows, k0, kc, pa);
-          pieces.block(pa, pb, rows, tn, kc, c + i0 * ldc, ldc, k0 > 0);
+          pack_a(g.a, tile.m0 + i0, rows, k0, kc, pa);
+          block(pa, pb, rows, tn, kc, c + i0 * ldc, ldc, k0 > 0);
         }
       }
       pieces.store(c, ldc, tm, tn, g.out, tile.m0, tile.n0);

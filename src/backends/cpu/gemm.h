@@ -17,12 +17,18 @@ struct GemmPieces {
   void (*pack_b)(const GemmOperand&, int64_t, int64_t, int64_t, int64_t, float*);
   void (*block)(const float*, const float*, int64_t, int64_t, int64_t, float*, int64_t, bool);
   void (*store)(const float*, int64_t, int64_t, int64_t, const GemmOut&, int64_t, int64_t);
+  // The bf16 pair path (vdpbf16ps), taken for problems whose operands are both bf16 when pairs_fast() says so.
+  bool (*pairs_fast)();
+  void (*pack_a_pairs)(const GemmOperand&, int64_t, int64_t, int64_t, int64_t, float*);
+  void (*pack_b_pairs)(const GemmOperand&, int64_t, int64_t, int64_t, int64_t, float*);
+  void (*block_pairs)(const float*, const float*, int64_t, int64_t, int64_t, float*, int64_t, bool);
 };
 
 #define FOURFOLD_GEMM_PIECES(isa)                                                                           \
   cpu::GemmPieces {                                                                                         \
     &cpu::isa::gemm_mr, &cpu::isa::gemm_nr, &cpu::isa::gemm_pack_a, &cpu::isa::gemm_pack_b,                 \
-        &cpu::isa::gemm_block, &cpu::isa::gemm_store                                                        \
+        &cpu::isa::gemm_block, &cpu::isa::gemm_store, &cpu::isa::gemm_pairs_fast, &cpu::isa::gemm_pack_a_pairs,  \
+        &cpu::isa::gemm_pack_b_pairs, &cpu::isa::gemm_block_pairs                                           \
   }
 
 // out[m, n] = sum_k a[m, k] b[k, n] (+ bias[n]); k == 0 gives the bias (or zeros).

@@ -3,9 +3,12 @@
 //
 // Precision policy: every input converts exactly to f32 while packing (bf16 and f16 are subsets of f32), the
 // products accumulate in f32 FMAs (in k order within a kc block, blocks added in order), and the result rounds
-// once to the output dtype after the bias is added in f32. So bf16 inputs get f32-accumulation accuracy, not
-// the bf16 products-of-pairs of vdpbf16ps (which would double the peak but round each pair's sum to f32 in a
-// different order; not used).
+// once to the output dtype after the bias is added in f32. At the avx512bf16 level, when both operands are bf16,
+// the driver takes the pair path instead: operands stay bf16, packed as (k, k+1) pairs, and vdpbf16ps adds both
+// products to the f32 accumulator (twice the FMA path's products per instruction). The products of bf16 values
+// are exact in f32 either way; vdpbf16ps differs from two FMAs only in treating subnormal inputs and results as
+// zero (DAZ/FTZ), i.e. by less than 2^-126 per product. Other levels implement the pair path with f32 FMAs (used
+// only by tests).
 #include <cstring>
 
 #if defined(__AVX512F__) || defined(__F16C__) || defined(__AVX2__)
@@ -206,23 +209,58 @@ void pack(const GemmOperand& op, int64_t r0, int64_t rows, int64_t rs, int64_t d
   }
 }
 
-// The register tile over one kc block: acc[i][h] holds row i, columns h * kLanes .. + kLanes; panels are
-// 64-byte aligned (the driver allocates them so and every panel step is a multiple of the vector).
-[[gnu::always_inline]] inline void micro(const float* a, const float* b, int64_t kc, float* c, int64_t ldc,
-                                         bool accumulate) {
-  vf acc0[kMr], acc1[kMr];
-#pragma GCC unroll 16
-  for (int i = 0; i < kMr; ++i) acc0[i] = acc1[i] = vf{};
-  for (int64_t k = 0; k < kc; ++k, a += kMr, b += kNr) {
-    const vf b0 = *reinterpret_cast<const vf*>(b);
-    const vf b1 = *reinterpret_cast<const vf*>(b + kLanes);
+// One reduction step of the register tile. f32 panels: a holds kMr floats, b kNr floats. Pair panels: a holds
+// kMr and b kNr uint32s, each two bf16 values of consecutive k (the even one in the low half), and the step adds
+// both products: vdpbf16ps where the level has it, else the same two products as f32 FMAs (odd k first, as
+// vdpbf16ps orders them).
+template <bool Pairs>
+[[gnu::always_inline]] inline void step(const float* a, const float* b, vf* acc0, vf* acc1) {
+  const vf b0 = *reinterpret_cast<const vf*>(b);
+  const vf b1 = *reinterpret_cast<const vf*>(b + kLanes);
+  if constexpr (!Pairs) {
 #pragma GCC unroll 16
     for (int i = 0; i < kMr; ++i) {
       const vf ai = splat(a[i]);
       acc0[i] += ai * b0;
       acc1[i] += ai * b1;
     }
+  } else {
+#if defined(__AVX512BF16__)
+#pragma GCC unroll 16
+    for (int i = 0; i < kMr; ++i) {
+      const __m512bh ai = (__m512bh)_mm512_set1_ps(a[i]);
+      acc0[i] = (vf)_mm512_dpbf16_ps((__m512)acc0[i], ai, (__m512bh)b0);
+      acc1[i] = (vf)_mm512_dpbf16_ps((__m512)acc1[i], ai, (__m512bh)b1);
+    }
+#else
+    typedef uint32_t vu __attribute__((vector_size(kLanes * 4)));
+    const vu hi = vu{} + 0xffff0000u;
+    const vf b0_lo = (vf)((vu)b0 << 16), b0_hi = (vf)((vu)b0 & hi);
+    const vf b1_lo = (vf)((vu)b1 << 16), b1_hi = (vf)((vu)b1 & hi);
+#pragma GCC unroll 16
+    for (int i = 0; i < kMr; ++i) {
+      uint32_t bits;
+      std::memcpy(&bits, a + i, 4);
+      const float a_lo = bf16_bits_to_f32(static_cast<uint16_t>(bits)), a_hi = bf16_bits_to_f32(static_cast<uint16_t>(bits >> 16));
+      acc0[i] += splat(a_hi) * b0_hi;
+      acc1[i] += splat(a_hi) * b1_hi;
+      acc0[i] += splat(a_lo) * b0_lo;
+      acc1[i] += splat(a_lo) * b1_lo;
+    }
+#endif
   }
+}
+
+// The register tile over one block of `steps` reduction steps: acc[i][h] holds row i, columns h * kLanes ..
+// + kLanes; panels are 64-byte aligned (the driver allocates them so and every panel step is a multiple of
+// the vector).
+template <bool Pairs>
+[[gnu::always_inline]] inline void micro(const float* a, const float* b, int64_t steps, float* c, int64_t ldc,
+                                         bool accumulate) {
+  vf acc0[kMr], acc1[kMr];
+#pragma GCC unroll 16
+  for (int i = 0; i < kMr; ++i) acc0[i] = acc1[i] = vf{};
+  for (int64_t k = 0; k < steps; ++k, a += kMr, b += kNr) step<Pairs>(a, b, acc0, acc1);
 #pragma GCC unroll 16
   for (int i = 0; i < kMr; ++i) {
     float* ci = c + i * ldc;
@@ -235,6 +273,70 @@ void pack(const GemmOperand& op, int64_t r0, int64_t rows, int64_t rs, int64_t d
     }
     std::memcpy(ci, &acc0[i], sizeof(vf));
     std::memcpy(ci + kLanes, &acc1[i], sizeof(vf));
+  }
+}
+
+template <bool Pairs>
+void block(const float* pa, const float* pb, int64_t mc, int64_t nc, int64_t steps, float* c, int64_t ldc,
+           bool accumulate) {
+  // B's panel (steps x nr) stays in L1/L2 while every A panel of the block streams past it.
+  for (int64_t j = 0; j < nc; j += kNr) {
+    const float* b = pb + j * steps;
+    const int64_t nr = nc - j < kNr ? nc - j : kNr;
+    for (int64_t i = 0; i < mc; i += kMr) {
+      const float* a = pa + i * steps;
+      const int64_t mr = mc - i < kMr ? mc - i : kMr;
+      float* ci = c + i * ldc + j;
+      if (mr == kMr && nr == kNr) {
+        micro<Pairs>(a, b, steps, ci, ldc, accumulate);
+        continue;
+      }
+      // Edge tile: the full tile into a local one (the padding is zeros), then the valid part.
+      alignas(64) float tmp[kMr * kNr];
+      micro<Pairs>(a, b, steps, tmp, kNr, false);
+      for (int64_t r = 0; r < mr; ++r)
+        for (int64_t s = 0; s < nr; ++s) ci[r * ldc + s] = (accumulate ? ci[r * ldc + s] : 0.0f) + tmp[r * kNr + s];
+    }
+  }
+}
+
+// Pair panels of bf16 operands: dst[(g * steps + p) * R + r] = element (g * R + r, 2p) | element (.., 2p + 1) << 16
+// (zero past depth or past rows), steps = ceil(depth / 2); element (row, d) at base + (row * rs + d * ds) * 2 bytes.
+template <int R>
+void pack_pair_panels(const uint8_t* base, int64_t rs, int64_t ds, int64_t rows, int64_t depth, float* out) {
+  const int64_t steps = (depth + 1) / 2;
+  uint32_t* dst = reinterpret_cast<uint32_t*>(out);
+  const auto bits = [&](int64_t row, int64_t d) -> uint32_t {
+    uint16_t h;
+    std::memcpy(&h, base + (row * rs + d * ds) * 2, 2);
+    return h;
+  };
+  for (int64_t g = 0; g * R < rows; ++g, dst += steps * R) {
+    const int64_t count = rows - g * R < R ? rows - g * R : R;
+    int64_t p = 0;
+#if defined(__AVX2__)
+    // Depth-contiguous rows of even stride: eight pairs of a row are eight consecutive uint32s, so the f32
+    // 8x8 transpose moves them.
+    if (ds == 1 && count == R && rs % 2 == 0) {
+      const uint8_t* src = base + g * R * rs * 2;
+      for (; 2 * p + 16 <= depth; p += 8) {
+        int r = 0;
+        for (; r + 8 <= R; r += 8)
+          transpose_8x8<RowType::f32>(src + r * rs * 2, rs / 2, p, reinterpret_cast<float*>(dst + p * R + r), R);
+        for (; r + 4 <= R; r += 4)
+          transpose_4x8<RowType::f32>(src + r * rs * 2, rs / 2, p, reinterpret_cast<float*>(dst + p * R + r), R);
+        for (; r < R; ++r)
+          for (int j = 0; j < 8; ++j) dst[(p + j) * R + r] = bits(g * R + r, 2 * (p + j)) | bits(g * R + r, 2 * (p + j) + 1) << 16;
+      }
+    }
+#endif
+    for (; p < steps; ++p) {
+      uint32_t* row = dst + p * R;
+      int64_t r = 0;
+      for (; r < count; ++r)
+        row[r] = bits(g * R + r, 2 * p) | (2 * p + 1 < depth ? bits(g * R + r, 2 * p + 1) << 16 : 0u);
+      for (; r < R; ++r) row[r] = 0;
+    }
   }
 }
 
@@ -276,25 +378,28 @@ void gemm_pack_b(const GemmOperand& b, int64_t k0, int64_t kc, int64_t n0, int64
 
 void gemm_block(const float* pa, const float* pb, int64_t mc, int64_t nc, int64_t kc, float* c, int64_t ldc,
                 bool accumulate) {
-  // B's panel (kc x nr floats) stays in L1/L2 while every A panel of the block streams past it.
-  for (int64_t j = 0; j < nc; j += kNr) {
-    const float* b = pb + j * kc;
-    const int64_t nr = nc - j < kNr ? nc - j : kNr;
-    for (int64_t i = 0; i < mc; i += kMr) {
-      const float* a = pa + i * kc;
-      const int64_t mr = mc - i < kMr ? mc - i : kMr;
-      float* ci = c + i * ldc + j;
-      if (mr == kMr && nr == kNr) {
-        micro(a, b, kc, ci, ldc, accumulate);
-        continue;
-      }
-      // Edge tile: the full tile into a local one (the padding is zeros), then the valid part.
-      alignas(64) float tmp[kMr * kNr];
-      micro(a, b, kc, tmp, kNr, false);
-      for (int64_t r = 0; r < mr; ++r)
-        for (int64_t s = 0; s < nr; ++s) ci[r * ldc + s] = (accumulate ? ci[r * ldc + s] : 0.0f) + tmp[r * kNr + s];
-    }
-  }
+  block<false>(pa, pb, mc, nc, kc, c, ldc, accumulate);
+}
+
+bool gemm_pairs_fast() {
+#if defined(__AVX512BF16__)
+  return true;
+#else
+  return false;
+#endif
+}
+
+void gemm_pack_a_pairs(const GemmOperand& a, int64_t m0, int64_t mc, int64_t k0, int64_t kc, float* dst) {
+  pack_pair_panels<kMr>(a.data + (m0 * a.rs + k0 * a.cs) * 2, a.rs, a.cs, mc, kc, dst);
+}
+
+void gemm_pack_b_pairs(const GemmOperand& b, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst) {
+  pack_pair_panels<kNr>(b.data + (k0 * b.rs + n0 * b.cs) * 2, b.cs, b.rs, nc, kc, dst);
+}
+
+void gemm_block_pairs(const float* pa, const float* pb, int64_t mc, int64_t nc, int64_t kc, float* c, int64_t ldc,
+                      bool accumulate) {
+  block<true>(pa, pb, mc, nc, (kc + 1) / 2, c, ldc, accumulate);
 }
 
 void gemm_store(const float* c, int64_t ldc, int64_t mc, int64_t nc, const GemmOut& out, int64_t m0, int64_t n0) {

@@ -90,6 +90,13 @@ struct GemmOut {
   /* out(m0 + i, n0 + j) = round(c[i * ldc + j] + bias[n0 + j]) for i < mc, j < nc. */                    \
   void gemm_store(const float* c, int64_t ldc, int64_t mc, int64_t nc, const GemmOut& out, int64_t m0,    \
                   int64_t n0);                                                                            \
+  /* The bf16 pair path: both operands bf16, packed as uint32 (k, k+1) pairs (ceil(kc/2) steps per panel);  \
+     gemm_pairs_fast(): this level has vdpbf16ps (elsewhere the path is f32 FMAs, for tests). */           \
+  bool gemm_pairs_fast();                                                                                \
+  void gemm_pack_a_pairs(const GemmOperand& a, int64_t m0, int64_t mc, int64_t k0, int64_t kc, float* dst); \
+  void gemm_pack_b_pairs(const GemmOperand& b, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst); \
+  void gemm_block_pairs(const float* pa, const float* pb, int64_t mc, int64_t nc, int64_t kc, float* c,   \
+                        int64_t ldc, bool accumulate);                                                    \
   }
 FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_DECLARE)
 #undef FOURFOLD_CPU_DECLARE

@@ -330,6 +330,19 @@ void pack_pair_panels(const uint8_t* base, int64_t rs, int64_t ds, int64_t rows,
       }
     }
 #endif
+    // Row-contiguous (a matmul's b [K, N]): each pair interleaves two contiguous runs of bf16.
+    if (rs == 1)
+      for (; p < steps; ++p) {
+        uint32_t* row = dst + p * R;
+        const uint16_t* lo = reinterpret_cast<const uint16_t*>(base) + g * R + 2 * p * ds;
+        const uint16_t* hi = lo + ds;
+        int64_t r = 0;
+        if (2 * p + 1 < depth)
+          for (; r < count; ++r) row[r] = lo[r] | static_cast<uint32_t>(hi[r]) << 16;
+        else
+          for (; r < count; ++r) row[r] = lo[r];
+        for (; r < R; ++r) row[r] = 0;
+      }
     for (; p < steps; ++p) {
       uint32_t* row = dst + p * R;
       int64_t r = 0;

@@ -79,9 +79,9 @@ testing::Tolerance tolerance(DType out, int64_t k) {
 struct Mnk {
   int64_t m, n, k;
 };
-// Around the edges: the register tile (12 x 32 / 6 x 16 / 4 x 8), the K block (256), the row block (144) and
+// Around the edges: the register tile (12 x 32 / 6 x 16 / 4 x 8), the K block (512), the row block (144) and
 // the tile (576 rows x 512 columns).
-constexpr Mnk kShapes[] = {{9, 1, 1}, {13, 33, 7}, {37, 65, 257}, {145, 47, 31}, {20, 513, 40}, {580, 17, 9}, {25, 31, 600}};
+constexpr Mnk kShapes[] = {{9, 1, 1}, {13, 33, 7}, {37, 65, 513}, {145, 47, 31}, {20, 513, 40}, {580, 17, 9}, {25, 31, 600}};
 
 Fn linear_fn(const Tensor& x, const Tensor& w, const OptTensor& b) {
   return [=] { return Results{linear(x, w, b)}; };

@@ -89,7 +89,7 @@ void gemm(const std::vector<GemmProblem>& problems, const GemmPieces& pieces) {
     const int64_t m = problems[0].m, n = problems[0].n;
     int64_t mb = std::max<int64_t>(1, ceil_div(m, default_m)), nb = std::max<int64_t>(1, ceil_div(n, kNc));
     while ((mb * nb) % threads != 0 && mb * nb < 8 * threads) {
-      if (ceil_div(n, nb + 1) >= 4 * nr) ++nb;
+      if (ceil_div(n, nb + 1) >= 2 * nr) ++nb;
       else if (ceil_div(m, mb + 1) >= mr) ++mb;
       else break;
     }

@@ -2,6 +2,7 @@
 // calling the per-ISA pieces (kernels/kernels.h) it is handed.
 #pragma once
 
+#include "backends/cpu/gemm.h"
 #include "backends/cpu/kernels/kernels.h"
 #include "ops/op_args.h"
 
@@ -17,5 +18,17 @@ struct SoftmaxPieces {
 // Contiguous rows along the last dim, f32 / bf16 / f16.
 bool softmax_covers(const SoftmaxArgs& args);
 void softmax(const SoftmaxArgs& args, bool log, const SoftmaxPieces& pieces);
+
+// GEMM-based ops (gemm.h's driver). linear: the packed GEMM for prefill, more than kLinearDecodeMaxRows rows
+// (fewer rows are the decode GEMV's, linear_decode.cpp); not fp8 weights.
+inline constexpr int64_t kLinearDecodeMaxRows = 8;
+bool linear_prefill_covers(const LinearArgs& args);
+void linear_prefill(const LinearArgs& args, const GemmPieces& pieces);
+// matmul / bmm: real f32/bf16/f16 and complex64, any strides and broadcast batches.
+bool matmul_covers(const MatmulArgs& args);
+void matmul(const MatmulArgs& args, const GemmPieces& pieces);
+// linear_backward: grad_x = g W, grad_weight = g^T x, grad_bias = column sums of g, in one parallel region.
+bool linear_backward_covers(const LinearBackwardArgs& args);
+void linear_backward(const LinearBackwardArgs& args, const GemmPieces& pieces);
 
 }  // namespace fourfold::cpu

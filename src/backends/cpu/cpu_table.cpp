@@ -10,7 +10,14 @@ namespace {
 #define FOURFOLD_CPU_TABLE(isa)                                                                                   \
   KernelTable isa##_table() {                                                                                     \
     static constexpr cpu::SoftmaxPieces pieces{&cpu::isa::softmax_stats, &cpu::isa::softmax_write};                      \
+    static constexpr cpu::GemmPieces gemm = FOURFOLD_GEMM_PIECES(isa);                                            \
     KernelTable t;                                                                                                \
+    /* linear: this entry is the prefill GEMM (M > 8); the M <= 8 decode GEMV (cpu::linear_decode) is to be          \
+       merged in by dispatching on M here, with covers() the union of the two. */                                 \
+    t.linear = {[](const LinearArgs& a) { cpu::linear_prefill(a, gemm); }, &cpu::linear_prefill_covers, #isa};      \
+    t.matmul = {[](const MatmulArgs& a) { cpu::matmul(a, gemm); }, &cpu::matmul_covers, #isa};                      \
+    t.linear_backward = {[](const LinearBackwardArgs& a) { cpu::linear_backward(a, gemm); },                        \
+                         &cpu::linear_backward_covers, #isa};                                                     \
     t.constant_pad_nd = {[](const PadArgs& a) { cpu::constant_pad_nd(a, &cpu::isa::pad_rows); }, nullptr, #isa};   \
     t.constant_pad_nd_backward = {[](const PadArgs& a) { cpu::constant_pad_nd(a, &cpu::isa::pad_rows); }, nullptr, \
                                   #isa};                                                                          \

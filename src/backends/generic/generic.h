@@ -15,6 +15,12 @@ bool constant_pad_nd_covers(const PadArgs& args);
 void linear(const LinearArgs& args);
 bool linear_covers(const LinearArgs& args);
 
+void matmul(const MatmulArgs& args);
+bool matmul_covers(const MatmulArgs& args);
+
+void linear_backward(const LinearBackwardArgs& args);
+bool linear_backward_covers(const LinearBackwardArgs& args);
+
 void rms_norm(const RmsNormArgs& args);
 bool rms_norm_covers(const RmsNormArgs& args);
 

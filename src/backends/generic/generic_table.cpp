@@ -9,6 +9,8 @@ const KernelTable* generic_kernels() {
   static const KernelTable table = [] {
     KernelTable t;
     t.linear = {&generic::linear, &generic::linear_covers, "generic"};
+    t.matmul = {&generic::matmul, &generic::matmul_covers, "generic"};
+    t.linear_backward = {&generic::linear_backward, &generic::linear_backward_covers, "generic"};
     t.softmax = {&generic::softmax, &generic::softmax_covers, "generic"};
     t.log_softmax = {&generic::log_softmax, &generic::softmax_covers, "generic"};
     t.constant_pad_nd = {&generic::constant_pad_nd, &generic::constant_pad_nd_covers, "generic"};

@@ -43,6 +43,26 @@ struct RowStats {
   bool nan;
 };
 
+// ---- GEMM (linear prefill, matmul, linear_backward): operands packed to f32 panels, f32 accumulation ----
+
+// A matrix operand of any layout: element (r, c) lies at data + (r * rs + c * cs) * size(type). Strides are in
+// elements and may be 0 (broadcast) or negative.
+struct GemmOperand {
+  const uint8_t* data;
+  RowType type;
+  int64_t rs, cs;
+};
+
+// Where a GEMM's result goes: out(r, c) = round(acc(r, c) + bias[c * bias_stride]) (bias null: none).
+struct GemmOut {
+  uint8_t* data;
+  RowType type;
+  int64_t rs, cs;
+  const uint8_t* bias;
+  RowType bias_type;
+  int64_t bias_stride;
+};
+
 #define FOURFOLD_CPU_ISA_LIST(X) X(avx512bf16) X(avx512) X(avx2) X(scalar)
 
 #define FOURFOLD_CPU_DECLARE(isa)                                                                        \
@@ -57,6 +77,26 @@ struct RowStats {
                      bool nan);                                                                          \
   /* y[i] = exp(x[i]) with the vectorized exp softmax uses (tests measure its error). */                 \
   void exp_f32(const float* x, float* y, int64_t n);                                                     \
+  /* GEMM pieces (kernels/gemm.cpp): the register tile is gemm_mr() rows by gemm_nr() columns. */        \
+  int gemm_mr();                                                                                         \
+  int gemm_nr();                                                                                         \
+  /* Packs a[m0 .. m0+mc, k0 .. k0+kc] as ceil(mc/mr) panels, each kc steps of mr floats (zero padded). */ \
+  void gemm_pack_a(const GemmOperand& a, int64_t m0, int64_t mc, int64_t k0, int64_t kc, float* dst);    \
+  /* Packs b[k0 .. k0+kc, n0 .. n0+nc] as ceil(nc/nr) panels, each kc steps of nr floats (zero padded). */ \
+  void gemm_pack_b(const GemmOperand& b, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst);    \
+  /* c[mc, nc] (row stride ldc) = (accumulate ? c : 0) + packed a * packed b over kc. */                 \
+  void gemm_block(const float* pa, const float* pb, int64_t mc, int64_t nc, int64_t kc, float* c,         \
+                  int64_t ldc, bool accumulate);                                                          \
+  /* out(m0 + i, n0 + j) = round(c[i * ldc + j] + bias[n0 + j]) for i < mc, j < nc. */                    \
+  void gemm_store(const float* c, int64_t ldc, int64_t mc, int64_t nc, const GemmOut& out, int64_t m0,    \
+                  int64_t n0);                                                                            \
+  /* The bf16 pair path: both operands bf16, packed as uint32 (k, k+1) pairs (ceil(kc/2) steps per panel);  \
+     gemm_pairs_fast(): this level has vdpbf16ps (elsewhere the path is f32 FMAs, for tests). */           \
+  bool gemm_pairs_fast();                                                                                \
+  void gemm_pack_a_pairs(const GemmOperand& a, int64_t m0, int64_t mc, int64_t k0, int64_t kc, float* dst); \
+  void gemm_pack_b_pairs(const GemmOperand& b, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst); \
+  void gemm_block_pairs(const float* pa, const float* pb, int64_t mc, int64_t nc, int64_t kc, float* c,   \
+                        int64_t ldc, bool accumulate);                                                    \
   }
 FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_DECLARE)
 #undef FOURFOLD_CPU_DECLARE

@@ -1,0 +1,49 @@
+// The dedicated tier's packed GEMM driver, shared by linear (prefill), matmul/bmm and linear_backward:
+// C = A B (+ bias) for a list of independent problems, all in one parallel region over output tiles.
+#pragma once
+
+#include <vector>
+
+#include "backends/cpu/kernels/kernels.h"
+#include "fourfold/tensor.h"
+
+namespace fourfold::cpu {
+
+// One ISA level's GEMM pieces (kernels/gemm.cpp).
+struct GemmPieces {
+  int (*mr)();
+  int (*nr)();
+  void (*pack_a)(const GemmOperand&, int64_t, int64_t, int64_t, int64_t, float*);
+  void (*pack_b)(const GemmOperand&, int64_t, int64_t, int64_t, int64_t, float*);
+  void (*block)(const float*, const float*, int64_t, int64_t, int64_t, float*, int64_t, bool);
+  void (*store)(const float*, int64_t, int64_t, int64_t, const GemmOut&, int64_t, int64_t);
+  // The bf16 pair path (vdpbf16ps), taken for problems whose operands are both bf16 when pairs_fast() says so.
+  bool (*pairs_fast)();
+  void (*pack_a_pairs)(const GemmOperand&, int64_t, int64_t, int64_t, int64_t, float*);
+  void (*pack_b_pairs)(const GemmOperand&, int64_t, int64_t, int64_t, int64_t, float*);
+  void (*block_pairs)(const float*, const float*, int64_t, int64_t, int64_t, float*, int64_t, bool);
+};
+
+#define FOURFOLD_GEMM_PIECES(isa)                                                                           \
+  cpu::GemmPieces {                                                                                         \
+    &cpu::isa::gemm_mr, &cpu::isa::gemm_nr, &cpu::isa::gemm_pack_a, &cpu::isa::gemm_pack_b,                 \
+        &cpu::isa::gemm_block, &cpu::isa::gemm_store, &cpu::isa::gemm_pairs_fast, &cpu::isa::gemm_pack_a_pairs,  \
+        &cpu::isa::gemm_pack_b_pairs, &cpu::isa::gemm_block_pairs                                           \
+  }
+
+// out[m, n] = sum_k a[m, k] b[k, n] (+ bias[n]); k == 0 gives the bias (or zeros).
+struct GemmProblem {
+  int64_t m, n, k;
+  GemmOperand a;   // [m, k]
+  GemmOperand b;   // [k, n]
+  GemmOut out;     // [m, n]
+};
+
+void gemm(const std::vector<GemmProblem>& problems, const GemmPieces& pieces);
+
+// The operand view of a 2-D f32/bf16/f16 tensor (or of its transpose) and of an output with an optional bias.
+RowType row_type(DType dtype);
+GemmOperand operand(const Tensor& t, bool transposed = false);
+GemmOut output(Tensor& t, const Tensor* bias = nullptr);
+
+}  // namespace fourfold::cpu

@@ -18,4 +18,11 @@ struct SoftmaxPieces {
 bool softmax_covers(const SoftmaxArgs& args);
 void softmax(const SoftmaxArgs& args, bool log, const SoftmaxPieces& pieces);
 
+struct AttentionPieces {
+  void (*tile)(const AttnTile&);
+};
+// f32 / bf16 / f16; K and V rows with contiguous elements (any other strides).
+bool attention_covers(const AttentionArgs& args);
+void scaled_dot_product_attention(const AttentionArgs& args, const AttentionPieces& pieces);
+
 }  // namespace fourfold::cpu

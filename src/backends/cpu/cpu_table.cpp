@@ -10,12 +10,15 @@ namespace {
 #define FOURFOLD_CPU_TABLE(isa)                                                                                   \
   KernelTable isa##_table() {                                                                                     \
     static constexpr cpu::SoftmaxPieces pieces{&cpu::isa::softmax_stats, &cpu::isa::softmax_write};                      \
+    static constexpr cpu::AttentionPieces attention{&cpu::isa::attention_tile};                                  \
     KernelTable t;                                                                                                \
     t.constant_pad_nd = {[](const PadArgs& a) { cpu::constant_pad_nd(a, &cpu::isa::pad_rows); }, nullptr, #isa};   \
     t.constant_pad_nd_backward = {[](const PadArgs& a) { cpu::constant_pad_nd(a, &cpu::isa::pad_rows); }, nullptr, \
                                   #isa};                                                                          \
     t.softmax = {[](const SoftmaxArgs& a) { cpu::softmax(a, false, pieces); }, &cpu::softmax_covers, #isa};        \
     t.log_softmax = {[](const SoftmaxArgs& a) { cpu::softmax(a, true, pieces); }, &cpu::softmax_covers, #isa};     \
+    t.scaled_dot_product_attention = {[](const AttentionArgs& a) { cpu::scaled_dot_product_attention(a, attention); }, \
+                                      &cpu::attention_covers, #isa};                                              \
     return t;                                                                                                     \
   }
 FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_TABLE)

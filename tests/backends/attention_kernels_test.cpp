@@ -5,6 +5,7 @@
 // read through a narrowed cache and a permuted layout, bf16 and f32, empty dims and NaN.
 #include <cmath>
 #include <limits>
+#include <sstream>
 #include <string>
 
 #include "backends/cpu/isa.h"
@@ -32,10 +33,11 @@ struct Case {
   Layout layout = Layout::contiguous;
   DType dtype = DType::f32;
   std::string name() const {
-    return "B" + std::to_string(batch) + " Hq" + std::to_string(hq) + " Hk" + std::to_string(hk) + " L" +
-           std::to_string(l) + " S" + std::to_string(s) + " E" + std::to_string(e) + " Ev" + std::to_string(ev) +
-           " causal" + std::to_string(static_cast<int>(causal)) + " mask" + std::to_string(static_cast<int>(mask)) +
-           " layout" + std::to_string(static_cast<int>(layout)) + " " + std::string(dtype_name(dtype));
+    std::ostringstream o;
+    o << "B" << batch << " Hq" << hq << " Hk" << hk << " L" << l << " S" << s << " E" << e << " Ev" << ev << " causal "
+      << static_cast<int>(causal) << " mask " << static_cast<int>(mask) << " layout " << static_cast<int>(layout) << " "
+      << dtype_name(dtype);
+    return o.str();
   }
 };
 

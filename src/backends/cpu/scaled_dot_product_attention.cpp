@@ -170,8 +170,9 @@ class Attention {
     const int64_t es = static_cast<int64_t>(dtype_size(t));
     const uint8_t* q = static_cast<const uint8_t*>(a_.q.data()) +
                        (rows.b * a_.q.stride(0) + h * a_.q.stride(1) + i * a_.q.stride(2)) * es;
+    const int64_t step = a_.q.stride(3) * es;
     float* dst = w.q.data() + r * p_.e_pad;
-    for (int64_t c = 0; c < p_.e; ++c) dst[c] = load_elem(q + c * a_.q.stride(3) * es, t);
+    for (int64_t c = 0; c < p_.e; ++c) dst[c] = load_elem(q + c * step, t);
     std::fill(dst + p_.e, dst + p_.e_pad, 0.0f);
     w.limit[r] = key_limit(a_.causal, i, p_.l, p_.s);
     if (a_.mask != nullptr) {
@@ -219,7 +220,8 @@ class Attention {
     uint8_t* out = static_cast<uint8_t*>(a_.out.data()) +
                    (rows.b * a_.out.stride(0) + h * a_.out.stride(1) + i * a_.out.stride(2)) * es;
     const float inv = l == 0.0f ? 0.0f : 1.0f / l;
-    for (int64_t c = 0; c < p_.ev; ++c) store_elem(out + c * a_.out.stride(3) * es, t, l == 0.0f ? 0.0f : acc[c] * inv);
+    const int64_t step = a_.out.stride(3) * es;
+    for (int64_t c = 0; c < p_.ev; ++c) store_elem(out + c * step, t, l == 0.0f ? 0.0f : acc[c] * inv);
   }
 
   // The chunks' states of one tile rescaled to their common max and summed, in chunk order (deterministic).

@@ -47,7 +47,7 @@ struct RowStats {
 // with online softmax. K and V rows are read through a row stride (a narrowed KV cache), widened to f32 a
 // block of kAttnKeyBlock keys at a time, and each block's scores are folded into the rows' running state.
 inline constexpr int kAttnMaxRows = 16;     // query rows per tile
-inline constexpr int kAttnKeyBlock = 32;    // keys widened and scored together
+inline constexpr int kAttnKeyBlock = 64;    // keys widened and scored together
 inline constexpr int kAttnPad = 16;         // e_pad and ev_pad are multiples of this (the widest vector)
 
 enum class AttnMask : int { none = 0, boolean = 1, additive = 2 };
@@ -75,7 +75,8 @@ struct AttnTile {
 };
 
 inline int64_t attn_scratch_floats(int64_t e_pad, int64_t ev_pad) {
-  return kAttnKeyBlock * (e_pad + ev_pad) + kAttnMaxRows * kAttnKeyBlock;
+  // widened K and V blocks, the tile's scores, and its accumulators rearranged (the bf16 path)
+  return kAttnKeyBlock * (e_pad + ev_pad) + kAttnMaxRows * kAttnKeyBlock + kAttnMaxRows * (ev_pad + 16);
 }
 
 #define FOURFOLD_CPU_ISA_LIST(X) X(avx512bf16) X(avx512) X(avx2) X(scalar)

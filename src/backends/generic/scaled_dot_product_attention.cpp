@@ -45,7 +45,9 @@ void scaled_dot_product_attention(const AttentionArgs& a) {
   }
   const Tensor q = to_f32(a.q);
   const Tensor k = repeat_heads(a.k, a.group);
-  const Tensor vt = repeat_heads(a.v, a.group).transpose(2, 3).contiguous();   // [B, Hq, Ev, S]
+  // gemm_nt takes B as [N, K]: V transposed to [B, Hq, Ev, S], by the strided-copy primitive.
+  Tensor vt = empty_f32({batch, hq, ev, s});
+  copy(repeat_heads(a.v, a.group).transpose(2, 3), vt);
 
   Tensor scores = empty_f32({heads, l, s});
   for (int64_t h = 0; h < heads; ++h)

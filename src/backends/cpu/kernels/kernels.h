@@ -46,7 +46,7 @@ struct RowStats {
 // ---- scaled_dot_product_attention: one tile of query rows (sharing one KV head) against a range of keys,
 // with online softmax. K and V rows are read through a row stride (a narrowed KV cache), widened to f32 a
 // block of kAttnKeyBlock keys at a time, and each block's scores are folded into the rows' running state.
-inline constexpr int kAttnMaxRows = 16;     // query rows per tile
+inline constexpr int kAttnMaxRows = 64;     // query rows per tile: GQA group 8 x 8 decode rows in one pass
 inline constexpr int kAttnKeyBlock = 64;    // keys widened and scored together
 inline constexpr int kAttnPad = 16;         // e_pad and ev_pad are multiples of this (the widest vector)
 

@@ -26,6 +26,7 @@ namespace {
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr int64_t kMinChunkKeys = 512;   // keys below which a chunk's merge costs more than its parallelism gains
 constexpr int kTile = kAttnMaxRows;
+constexpr double kMinParallelWork = 1e5;
 
 int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
@@ -114,7 +115,9 @@ class Attention {
       for (int64_t t = 0; t < tile_count; ++t) remaining_[t].store(p_.chunks, std::memory_order_relaxed);
     }
     std::atomic<int64_t> next{0};
-    const int64_t workers = std::min<int64_t>(num_threads(), items);
+    // Below ~100K multiply-adds a fork costs more than the second thread saves.
+    const double work = static_cast<double>(p_.batch * p_.hq * p_.l) * static_cast<double>(p_.s) * (p_.e + p_.ev);
+    const int64_t workers = work < kMinParallelWork ? 1 : std::min<int64_t>(num_threads(), items);
     parallel_for(0, workers, 1, [&](int64_t, int64_t) {
       Worker w(p_);
       for (int64_t it = next.fetch_add(1); it < items; it = next.fetch_add(1)) run_item(it, w);

@@ -1,7 +1,10 @@
 // scaled_dot_product_attention's inner loop, compiled once per ISA: a tile of query rows that share one KV head
-// against a range of keys, kAttnKeyBlock keys at a time. Each block's K and V rows are widened to f32 once
-// (into L1-sized scratch) and then read by every row of the tile, which is how GQA's q heads share one pass
-// over the cache; each row's scores are folded into its running max / sum / output (online softmax).
+// against a range of keys, kAttnKeyBlock keys at a time, each block's K and V rows read once from memory and
+// then from cache by every row of the tile (how GQA's q heads share one pass over the KV cache). Each row's
+// block of scores is folded into its running max / sum / output (online softmax).
+//   f32 K/V whose rows are whole vectors: read in place. bf16 at the AVX512-BF16 level: vdpbf16ps on the cache
+//   rows in place (scores) and on V interleaved by key pairs (output). Otherwise (bf16 below that level, f16,
+//   odd head dims): rows widened to f32 scratch per block.
 #include <algorithm>
 #include <cstring>
 #include <limits>

@@ -30,5 +30,11 @@ void matmul(const MatmulArgs& args, const GemmPieces& pieces);
 // linear_backward: grad_x = g W, grad_weight = g^T x, grad_bias = column sums of g, in one parallel region.
 bool linear_backward_covers(const LinearBackwardArgs& args);
 void linear_backward(const LinearBackwardArgs& args, const GemmPieces& pieces);
+struct AttentionPieces {
+  void (*tile)(const AttnTile&);
+};
+// f32 / bf16 / f16; K and V rows with contiguous elements (any other strides).
+bool attention_covers(const AttentionArgs& args);
+void scaled_dot_product_attention(const AttentionArgs& args, const AttentionPieces& pieces);
 
 }  // namespace fourfold::cpu

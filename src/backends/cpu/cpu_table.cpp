@@ -11,6 +11,7 @@ namespace {
   KernelTable isa##_table() {                                                                                     \
     static constexpr cpu::SoftmaxPieces pieces{&cpu::isa::softmax_stats, &cpu::isa::softmax_write};                      \
     static constexpr cpu::GemmPieces gemm = FOURFOLD_GEMM_PIECES(isa);                                            \
+    static constexpr cpu::AttentionPieces attention{&cpu::isa::attention_tile};                                  \
     KernelTable t;                                                                                                \
     /* linear: this entry is the prefill GEMM (M > 8); the M <= 8 decode GEMV (cpu::linear_decode) is to be          \
        merged in by dispatching on M here, with covers() the union of the two. */                                 \
@@ -23,6 +24,8 @@ namespace {
                                   #isa};                                                                          \
     t.softmax = {[](const SoftmaxArgs& a) { cpu::softmax(a, false, pieces); }, &cpu::softmax_covers, #isa};        \
     t.log_softmax = {[](const SoftmaxArgs& a) { cpu::softmax(a, true, pieces); }, &cpu::softmax_covers, #isa};     \
+    t.scaled_dot_product_attention = {[](const AttentionArgs& a) { cpu::scaled_dot_product_attention(a, attention); }, \
+                                      &cpu::attention_covers, #isa};                                              \
     return t;                                                                                                     \
   }
 FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_TABLE)

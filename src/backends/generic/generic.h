@@ -33,4 +33,7 @@ void add(const BinaryArgs& args);
 void mul(const BinaryArgs& args);
 bool binary_covers(const BinaryArgs& args);
 
+void scaled_dot_product_attention(const AttentionArgs& args);
+bool attention_covers(const AttentionArgs& args);
+
 }  // namespace fourfold::generic

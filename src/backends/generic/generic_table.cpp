@@ -19,6 +19,7 @@ const KernelTable* generic_kernels() {
     t.gelu = {&generic::gelu, &generic::gelu_covers, "generic"};
     t.add = {&generic::add, &generic::binary_covers, "generic"};
     t.mul = {&generic::mul, &generic::binary_covers, "generic"};
+    t.scaled_dot_product_attention = {&generic::scaled_dot_product_attention, &generic::attention_covers, "generic"};
     return t;
   }();
   return &table;

@@ -62,6 +62,41 @@ struct GemmOut {
   RowType bias_type;
   int64_t bias_stride;
 };
+// ---- scaled_dot_product_attention: one tile of query rows (sharing one KV head) against a range of keys,
+// with online softmax. K and V rows are read through a row stride (a narrowed KV cache), widened to f32 a
+// block of kAttnKeyBlock keys at a time, and each block's scores are folded into the rows' running state.
+inline constexpr int kAttnMaxRows = 64;     // query rows per tile: GQA group 8 x 8 decode rows in one pass
+inline constexpr int kAttnKeyBlock = 64;    // keys widened and scored together
+inline constexpr int kAttnPad = 16;         // e_pad and ev_pad are multiples of this (the widest vector)
+
+enum class AttnMask : int { none = 0, boolean = 1, additive = 2 };
+
+struct AttnTile {
+  int rows;                       // 1..kAttnMaxRows
+  int64_t e, ev, e_pad, ev_pad;   // head dims, and the same rounded up to kAttnPad
+  float scale;                    // applied to q.k (0 when e == 0)
+  const float* q;                 // [rows, e_pad] f32, zero-padded
+  RowType kv_type;                // f32, bf16 or f16 K and V
+  const uint8_t* k;               // key 0 of this head; keys k_stride bytes apart, elements contiguous
+  int64_t k_stride;
+  const uint8_t* v;
+  int64_t v_stride;
+  int64_t key_begin, key_end;     // the keys to fold in
+  const int64_t* key_limit;       // per row: keys >= key_limit[r] are not attended (causal; S otherwise)
+  AttnMask mask;
+  RowType mask_type;              // additive masks: the element type
+  const uint8_t* const* mask_row; // per row: the mask element of key 0
+  int64_t mask_stride;            // bytes between keys' mask elements (0: broadcast over keys)
+  float* m;                       // per row running max (-inf at first)
+  float* l;                       // per row running sum of exp(score - m)
+  float* acc;                     // [rows, ev_pad] running sum of exp(score - m) * v
+  float* scratch;                 // attn_scratch_floats(e_pad, ev_pad) floats
+};
+
+inline int64_t attn_scratch_floats(int64_t e_pad, int64_t ev_pad) {
+  // widened K and V blocks, the tile's scores, and its accumulators rearranged (the bf16 path)
+  return kAttnKeyBlock * (e_pad + ev_pad) + kAttnMaxRows * kAttnKeyBlock + kAttnMaxRows * (ev_pad + 16);
+}
 
 #define FOURFOLD_CPU_ISA_LIST(X) X(avx512bf16) X(avx512) X(avx2) X(scalar)
 
@@ -97,6 +132,8 @@ struct GemmOut {
   void gemm_pack_b_pairs(const GemmOperand& b, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst); \
   void gemm_block_pairs(const float* pa, const float* pb, int64_t mc, int64_t nc, int64_t kc, float* c,   \
                         int64_t ldc, bool accumulate);                                                    \
+  /* scaled_dot_product_attention: folds keys [key_begin, key_end) into the tile's running state. */    \
+  void attention_tile(const AttnTile& tile);                                                             \
   }
 FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_DECLARE)
 #undef FOURFOLD_CPU_DECLARE

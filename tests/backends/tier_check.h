@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,14 @@ inline Outputs under(const char* policy, const Fn& fn) {
   return fn();
 }
 
+// Leaves NaN-filled blocks of the outputs' sizes in the caching allocator, so that the op's outputs likely
+// start as NaN and an element a kernel forgets to write shows (best effort: the allocator picks the block).
+inline void poison_cache(const Outputs& like) {
+  Outputs poison;
+  for (const Tensor& t : like)
+    poison.push_back(Tensor::full(t.shape(), std::numeric_limits<double>::quiet_NaN(), t.dtype()));
+}
+
 // fn forced to `tier` must run `op` there (or, with covered = false, must leave it to a slower tier) and agree
 // with the reference; with two threads it must give the same bits as with one (deterministic) or agree within
 // the tolerance. For the dedicated tier every host ISA level is forced in turn.
@@ -52,6 +61,7 @@ inline void expect_matches(const std::string& op, Tier tier, const Fn& fn, Tol t
     Outputs first;
     for (int threads : {1, 2}) {
       set_num_threads(threads);
+      poison_cache(want);
       reset_dispatch_counts();
       const Outputs got = under(std::string(tier_name(tier)).c_str(), fn);
       std::string variant;

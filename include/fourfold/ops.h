@@ -67,6 +67,11 @@ Tensor log_softmax(const Tensor& x, int dim);
 // eps default (nullopt) = the machine epsilon of x's dtype, as PyTorch.
 Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const OptTensor& weight = std::nullopt,
                 std::optional<double> eps = std::nullopt);
+// The decoder's fused residual step: h = x + residual (rounded to x's dtype, as PyTorch's add), returns
+// (rms_norm(h, normalized_shape, weight, eps), h), reading each input once. residual: x's shape and dtype.
+std::pair<Tensor, Tensor> add_rms_norm(const Tensor& x, const Tensor& residual, const Shape& normalized_shape,
+                                       const OptTensor& weight = std::nullopt,
+                                       std::optional<double> eps = std::nullopt);
 Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const OptTensor& weight = std::nullopt,
                   const OptTensor& bias = std::nullopt, double eps = 1e-5);
 // x [N, C, *], C divisible by num_groups; weight, bias [C].
@@ -81,8 +86,12 @@ enum class RotaryStyle { half_split, interleaved };
 // Each pair (a, b) becomes (a cos - b sin, b cos + a sin).
 Tensor rotary_embedding(const Tensor& x, const Tensor& cos, const Tensor& sin,
                         RotaryStyle style = RotaryStyle::half_split);
+// The same, written into x in place (any strides; x must not overlap cos or sin).
+void rotary_embedding_(Tensor& x, const Tensor& cos, const Tensor& sin, RotaryStyle style = RotaryStyle::half_split);
 
 Tensor silu(const Tensor& x);
+// The SwiGLU gate: silu(gate) * up, one pass. gate and up: one float dtype, one shape (no broadcasting).
+Tensor silu_mul(const Tensor& gate, const Tensor& up);
 enum class GeluApproximate { none, tanh };
 Tensor gelu(const Tensor& x, GeluApproximate approximate = GeluApproximate::none);
 

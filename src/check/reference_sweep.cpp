@@ -105,6 +105,7 @@ std::vector<SweepCase> sweep_cases() {
          return rotary_embedding(in.randn({1, 4, 6, 64}), in.from_values(cv, {6, 32}), in.from_values(sv, {6, 32}));
        }},
       {"silu", "x[3,257]", [](Inputs& in) { return silu(in.randn({3, 257}, 4.0)); }},
+      {"silu_mul", "gate/up[3,257]", [](Inputs& in) { return silu_mul(in.randn({3, 257}, 4.0), in.randn({3, 257})); }},
       {"gelu", "x[3,257] tanh", [](Inputs& in) { return gelu(in.randn({3, 257}, 4.0), GeluApproximate::tanh); }},
       {"add", "a[3,1,5] + 0.5 * b[4,5]", [](Inputs& in) { return add(in.randn({3, 1, 5}), in.randn({4, 5}), 0.5); }},
       {"mul", "a[3,1,5] * b[4,5]", [](Inputs& in) { return mul(in.randn({3, 1, 5}), in.randn({4, 5})); }},

@@ -94,6 +94,10 @@ struct RmsNormArgs {
   const Tensor* weight;   // [D] or null
   double eps;
   Tensor& out;            // [R, D]
+  // add_rms_norm only: residual [R, D] (x's dtype); the op normalizes h = x + residual rounded to x's dtype,
+  // and writes that h to sum_out [R, D] (contiguous). Both null for rms_norm.
+  const Tensor* residual = nullptr;
+  Tensor* sum_out = nullptr;
 };
 
 struct RmsNormBackwardArgs {
@@ -127,7 +131,7 @@ struct RotaryArgs {
   const Tensor& cos;      // expanded to [..., R/2]
   const Tensor& sin;
   RotaryStyle style;
-  Tensor& out;
+  Tensor& out;            // x's shape; new and contiguous, or x itself (rotary_embedding_): kernels must be alias-safe
 };
 
 struct UnaryArgs {
@@ -141,7 +145,7 @@ struct GeluArgs {
   Tensor& out;
 };
 
-struct BinaryArgs {       // add: out = a + alpha * b; mul: out = a * b (alpha unused)
+struct BinaryArgs {       // add: out = a + alpha * b; mul: out = a * b; silu_mul: out = silu(a) * b (alpha unused)
   const Tensor& a;        // expanded to out's shape
   const Tensor& b;        // expanded to out's shape
   double alpha;

@@ -19,6 +19,7 @@
   X(group_norm, GroupNormArgs)                                \
   X(rotary_embedding, RotaryArgs)                             \
   X(silu, UnaryArgs)                                          \
+  X(silu_mul, BinaryArgs)                                     \
   X(gelu, GeluArgs)                                           \
   X(add, BinaryArgs)                                          \
   X(mul, BinaryArgs)                                          \

@@ -43,6 +43,27 @@ Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const OptTensor&
   return out;
 }
 
+std::pair<Tensor, Tensor> add_rms_norm(const Tensor& x, const Tensor& residual, const Shape& normalized_shape,
+                                       const OptTensor& weight, std::optional<double> eps) {
+  const char* op = "add_rms_norm";
+  check::dtype_in(op, "x", x, check::kFloatTypes);
+  check::dtype_in(op, "residual", residual, check::kFloatTypes);
+  check::same_dtype(op, "residual", residual, "x", x);
+  if (residual.shape() != x.shape())
+    fail<ShapeError>(op, "residual", "the shape of 'x' " + shape_string(x.shape()),
+                     "shape " + shape_string(residual.shape()));
+  const int64_t d = norm::check_normalized_shape(op, x, normalized_shape);
+  if (weight) norm::check_affine(op, "weight", *weight, x, normalized_shape);
+  const Shape flat = rows_by_d(x, normalized_shape, d);
+  const Tensor x2 = x.reshape(flat), r2 = residual.reshape(flat);
+  const Tensor w = weight ? weight->reshape({d}) : Tensor();
+  Tensor out = Tensor::empty(x.shape(), x.dtype()), sum = Tensor::empty(x.shape(), x.dtype());
+  Tensor out2 = out.view(flat), sum2 = sum.view(flat);
+  const RmsNormArgs args{x2, weight ? &w : nullptr, eps.value_or(machine_epsilon(x.dtype())), out2, &r2, &sum2};
+  FOURFOLD_DISPATCH(rms_norm, args);
+  return {out, sum};
+}
+
 RmsNormGrads rms_norm_backward(const Tensor& grad_out, const Tensor& x, const Shape& normalized_shape,
                                const OptTensor& weight, std::optional<double> eps) {
   const char* op = "rms_norm_backward";

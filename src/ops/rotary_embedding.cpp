@@ -8,9 +8,11 @@
 #include "ops/dispatch.h"
 
 namespace fourfold {
+namespace {
 
-Tensor rotary_embedding(const Tensor& x, const Tensor& cos, const Tensor& sin, RotaryStyle style) {
-  const char* op = "rotary_embedding";
+// Checks the arguments and runs the op into out (a new tensor, or x itself).
+void rotary_into(const char* op, const Tensor& x, const Tensor& cos, const Tensor& sin, RotaryStyle style,
+                 Tensor& out) {
   check::dtype_in(op, "x", x, check::kFloatTypes);
   check::dtype_in(op, "cos", cos, check::kFloatTypes);
   check::dtype_in(op, "sin", sin, check::kFloatTypes);
@@ -37,10 +39,22 @@ Tensor rotary_embedding(const Tensor& x, const Tensor& cos, const Tensor& sin, R
                      "shape " + shape_string(cos.shape()));
   const Tensor c = cos.expand(target);
   const Tensor s = sin.expand(target);
-  Tensor out = Tensor::empty(x.shape(), x.dtype());
   const RotaryArgs args{x, c, s, style, out};
   FOURFOLD_DISPATCH(rotary_embedding, args);
+}
+
+}  // namespace
+
+Tensor rotary_embedding(const Tensor& x, const Tensor& cos, const Tensor& sin, RotaryStyle style) {
+  Tensor out = Tensor::empty(x.shape(), x.dtype());
+  rotary_into("rotary_embedding", x, cos, sin, style, out);
   return out;
+}
+
+void rotary_embedding_(Tensor& x, const Tensor& cos, const Tensor& sin, RotaryStyle style) {
+  const char* op = "rotary_embedding_";
+  check::defined(op, "x", x);
+  rotary_into(op, x, cos, sin, style, x);
 }
 
 }  // namespace fourfold

@@ -36,5 +36,28 @@ struct AttentionPieces {
 // f32 / bf16 / f16; K and V rows with contiguous elements (any other strides).
 bool attention_covers(const AttentionArgs& args);
 void scaled_dot_product_attention(const AttentionArgs& args, const AttentionPieces& pieces);
+// ---- fused decoder helpers and softmax backward (rms_norm.cpp, rotary_embedding.cpp, silu_mul.cpp,
+// softmax_backward.cpp). Each covers f32 / bf16 / f16 with every operand of one dtype and unit stride along
+// the last dim (rotary and rms_norm accept any outer strides; silu_mul and the backward want contiguous).
+RowType row_type(DType dtype);
+
+using RmsNormRowFn = void (*)(const RmsNormRow&, RowType, int64_t, double);
+bool rms_norm_covers(const RmsNormArgs& args);
+void rms_norm(const RmsNormArgs& args, RmsNormRowFn row);
+
+using RotaryRowFn = void (*)(const RotaryRow&, RowType, int64_t, int64_t, bool);
+bool rotary_embedding_covers(const RotaryArgs& args);
+void rotary_embedding(const RotaryArgs& args, RotaryRowFn row);
+
+using SiluMulFn = void (*)(const void*, const void*, void*, RowType, int64_t);
+bool silu_mul_covers(const BinaryArgs& args);
+void silu_mul(const BinaryArgs& args, SiluMulFn fn);
+
+struct SoftmaxBackwardPieces {
+  double (*dot)(const void*, const void*, RowType, int64_t, bool);
+  void (*write)(const void*, const void*, void*, RowType, int64_t, double, bool);
+};
+bool softmax_backward_covers(const SoftmaxBackwardArgs& args);
+void softmax_backward(const SoftmaxBackwardArgs& args, bool log, const SoftmaxBackwardPieces& pieces);
 
 }  // namespace fourfold::cpu

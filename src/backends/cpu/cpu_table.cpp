@@ -26,6 +26,18 @@ namespace {
     t.log_softmax = {[](const SoftmaxArgs& a) { cpu::softmax(a, true, pieces); }, &cpu::softmax_covers, #isa};     \
     t.scaled_dot_product_attention = {[](const AttentionArgs& a) { cpu::scaled_dot_product_attention(a, attention); }, \
                                       &cpu::attention_covers, #isa};                                              \
+    /* fused decoder helpers and softmax backward */                                                             \
+    static constexpr cpu::SoftmaxBackwardPieces back{&cpu::isa::softmax_backward_dot,                              \
+                                                     &cpu::isa::softmax_backward_write};                           \
+    t.softmax_backward = {[](const SoftmaxBackwardArgs& a) { cpu::softmax_backward(a, false, back); },             \
+                          &cpu::softmax_backward_covers, #isa};                                                    \
+    t.log_softmax_backward = {[](const SoftmaxBackwardArgs& a) { cpu::softmax_backward(a, true, back); },          \
+                              &cpu::softmax_backward_covers, #isa};                                                \
+    t.rms_norm = {[](const RmsNormArgs& a) { cpu::rms_norm(a, &cpu::isa::rms_norm_row); }, &cpu::rms_norm_covers,   \
+                  #isa};                                                                                          \
+    t.rotary_embedding = {[](const RotaryArgs& a) { cpu::rotary_embedding(a, &cpu::isa::rotary_row); },            \
+                          &cpu::rotary_embedding_covers, #isa};                                                    \
+    t.silu_mul = {[](const BinaryArgs& a) { cpu::silu_mul(a, &cpu::isa::silu_mul); }, &cpu::silu_mul_covers, #isa}; \
     return t;                                                                                                     \
   }
 FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_TABLE)

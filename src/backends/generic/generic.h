@@ -23,9 +23,27 @@ bool linear_backward_covers(const LinearBackwardArgs& args);
 
 void rms_norm(const RmsNormArgs& args);
 bool rms_norm_covers(const RmsNormArgs& args);
+void rms_norm_backward(const RmsNormBackwardArgs& args);
+bool rms_norm_backward_covers(const RmsNormBackwardArgs& args);
+
+void layer_norm(const LayerNormArgs& args);
+bool layer_norm_covers(const LayerNormArgs& args);
+void group_norm(const GroupNormArgs& args);
+bool group_norm_covers(const GroupNormArgs& args);
+
+void rotary_embedding(const RotaryArgs& args);
+bool rotary_embedding_covers(const RotaryArgs& args);
+
+void embedding(const EmbeddingArgs& args);
+
+void softmax_backward(const SoftmaxBackwardArgs& args);
+void log_softmax_backward(const SoftmaxBackwardArgs& args);
+bool softmax_backward_covers(const SoftmaxBackwardArgs& args);
 
 void silu(const UnaryArgs& args);
 bool silu_covers(const UnaryArgs& args);
+void silu_mul(const BinaryArgs& args);
+bool silu_mul_covers(const BinaryArgs& args);
 void gelu(const GeluArgs& args);
 bool gelu_covers(const GeluArgs& args);
 

@@ -15,7 +15,15 @@ const KernelTable* generic_kernels() {
     t.log_softmax = {&generic::log_softmax, &generic::softmax_covers, "generic"};
     t.constant_pad_nd = {&generic::constant_pad_nd, &generic::constant_pad_nd_covers, "generic"};
     t.rms_norm = {&generic::rms_norm, &generic::rms_norm_covers, "generic"};
+    t.rms_norm_backward = {&generic::rms_norm_backward, &generic::rms_norm_backward_covers, "generic"};
+    t.layer_norm = {&generic::layer_norm, &generic::layer_norm_covers, "generic"};
+    t.group_norm = {&generic::group_norm, &generic::group_norm_covers, "generic"};
+    t.rotary_embedding = {&generic::rotary_embedding, &generic::rotary_embedding_covers, "generic"};
+    t.embedding = {&generic::embedding, nullptr, "generic"};
+    t.softmax_backward = {&generic::softmax_backward, &generic::softmax_backward_covers, "generic"};
+    t.log_softmax_backward = {&generic::log_softmax_backward, &generic::softmax_backward_covers, "generic"};
     t.silu = {&generic::silu, &generic::silu_covers, "generic"};
+    t.silu_mul = {&generic::silu_mul, &generic::silu_mul_covers, "generic"};
     t.gelu = {&generic::gelu, &generic::gelu_covers, "generic"};
     t.add = {&generic::add, &generic::binary_covers, "generic"};
     t.mul = {&generic::mul, &generic::binary_covers, "generic"};

@@ -21,15 +21,22 @@ double inverse_rms(const Tensor& x, int64_t r, double eps) {
 
 }  // namespace
 
+// With a residual (add_rms_norm), h = x + residual is stored to sum_out first, rounded to its dtype, and the
+// row normalized is that stored h: the value PyTorch's rms_norm(x + residual) sees.
 void rms_norm(const RmsNormArgs& a) {
   const int64_t rows = a.x.size(0), d = a.x.size(1);
   if (d == 0) return;
+  const Tensor& h = a.residual != nullptr ? *a.sum_out : a.x;
   for (int64_t r = 0; r < rows; ++r) {
-    const double inv = inverse_rms(a.x, r, a.eps);
+    for (int64_t j = 0; j < d && a.residual != nullptr; ++j) {
+      const int64_t idx[2] = {r, j};
+      put(h, idx, at(a.x, r, j) + at(*a.residual, r, j));
+    }
+    const double inv = inverse_rms(h, r, a.eps);
     for (int64_t j = 0; j < d; ++j) {
       const double w = a.weight != nullptr ? at(*a.weight, j) : 1.0;
       const int64_t idx[2] = {r, j};
-      put(a.out, idx, at(a.x, r, j) * inv * w);
+      put(a.out, idx, at(h, r, j) * inv * w);
     }
   }
 }

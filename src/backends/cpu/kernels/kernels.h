@@ -98,6 +98,25 @@ inline int64_t attn_scratch_floats(int64_t e_pad, int64_t ev_pad) {
   return kAttnKeyBlock * (e_pad + ev_pad) + kAttnMaxRows * kAttnKeyBlock + kAttnMaxRows * (ev_pad + 16);
 }
 
+// One row of rms_norm (kernels/rms_norm.cpp): h = x (+ residual), sum_out = h rounded to the row's type when
+// given, out = h * (mean(h^2) + eps)^(-1/2) * weight. Pointers to element 0 of the row, elements contiguous;
+// residual, weight and sum_out may be null.
+struct RmsNormRow {
+  const void* x;
+  const void* residual;
+  const void* weight;
+  void* out;
+  void* sum_out;
+};
+
+// One row of rotary_embedding (kernels/rotary.cpp): x and out [d] (out may be x), cos and sin [half].
+struct RotaryRow {
+  const void* x;
+  const void* cos;
+  const void* sin;
+  void* out;
+};
+
 #define FOURFOLD_CPU_ISA_LIST(X) X(avx512bf16) X(avx512) X(avx2) X(scalar)
 
 #define FOURFOLD_CPU_DECLARE(isa)                                                                        \
@@ -134,6 +153,18 @@ inline int64_t attn_scratch_floats(int64_t e_pad, int64_t ev_pad) {
                         int64_t ldc, bool accumulate);                                                    \
   /* scaled_dot_product_attention: folds keys [key_begin, key_end) into the tile's running state. */    \
   void attention_tile(const AttnTile& tile);                                                             \
+  /* ---- fused decoder helpers and softmax backward (rms_norm.cpp, rotary.cpp, silu_mul.cpp,            \
+     softmax_backward.cpp) */                                                                            \
+  void rms_norm_row(const RmsNormRow& row, RowType type, int64_t d, double eps);                         \
+  /* Rotates the pairs of R = 2 * half elements, copies [R, d) when out is not x. */                      \
+  void rotary_row(const RotaryRow& row, RowType type, int64_t half, int64_t d, bool interleaved);        \
+  /* out[i] = gate[i] / (1 + exp(-gate[i])) * up[i]. */                                                  \
+  void silu_mul(const void* gate, const void* up, void* out, RowType type, int64_t n);                   \
+  /* sum(g * y) (softmax) or sum(g) (log_softmax) over [0, n), in double. */                             \
+  double softmax_backward_dot(const void* g, const void* y, RowType type, int64_t n, bool log);          \
+  /* gi = y * (g - dot) (softmax) or g - exp(y) * dot (log_softmax). */                                  \
+  void softmax_backward_write(const void* g, const void* y, void* gi, RowType type, int64_t n, double dot, \
+                              bool log);                                                                 \
   }
 FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_DECLARE)
 #undef FOURFOLD_CPU_DECLARE

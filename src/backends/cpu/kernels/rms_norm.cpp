@@ -1,0 +1,56 @@
+// rms_norm rows, compiled once per ISA: with a residual, one pass forms h = x + residual, stores it (the
+// decoder's next residual) and accumulates sum(h^2) from the stored, rounded value; a second pass over the
+// row (in cache) writes h * inv_rms * weight. Without one the first pass only accumulates.
+#include "backends/cpu/kernels/vec.h"
+
+namespace fourfold::cpu::FOURFOLD_ISA_NAMESPACE {
+namespace {
+
+template <RowType T>
+void row(const RmsNormRow& r, int64_t d, double eps) {
+  const void* h = r.x;
+  // Squares summed in double lanes: D in the thousands of f32 terms would cost ~1e-6 relative.
+  vd acc = vd{};
+  int64_t i = 0;
+  if (r.residual != nullptr) {
+    h = r.sum_out;
+    for (; i + kLanes <= d; i += kLanes) {
+      store<T>(r.sum_out, i, load<T>(r.x, i) + load<T>(r.residual, i));
+      const vf v = load<T>(r.sum_out, i);   // the rounded sum, as the caller will see it
+      acc += __builtin_convertvector(v * v, vd);
+    }
+    if (i < d) {
+      store_tail<T>(r.sum_out, i, d - i, load_tail<T>(r.x, i, d - i, 0.0f) + load_tail<T>(r.residual, i, d - i, 0.0f));
+      const vf v = load_tail<T>(r.sum_out, i, d - i, 0.0f);
+      acc += __builtin_convertvector(v * v, vd);
+    }
+  } else {
+    for (; i + kLanes <= d; i += kLanes) {
+      const vf v = load<T>(r.x, i);
+      acc += __builtin_convertvector(v * v, vd);
+    }
+    if (i < d) {
+      const vf v = load_tail<T>(r.x, i, d - i, 0.0f);
+      acc += __builtin_convertvector(v * v, vd);
+    }
+  }
+  double sum = 0.0;
+  for (int j = 0; j < kLanes; ++j) sum += acc[j];
+  const vf inv = splat(static_cast<float>(1.0 / std::sqrt(sum / static_cast<double>(d) + eps)));
+  auto value = [&](vf v, int64_t at, int64_t count) {
+    v *= inv;
+    if (r.weight != nullptr) v *= count == kLanes ? load<T>(r.weight, at) : load_tail<T>(r.weight, at, count, 0.0f);
+    return v;
+  };
+  i = 0;
+  for (; i + kLanes <= d; i += kLanes) store<T>(r.out, i, value(load<T>(h, i), i, kLanes));
+  if (i < d) store_tail<T>(r.out, i, d - i, value(load_tail<T>(h, i, d - i, 0.0f), i, d - i));
+}
+
+}  // namespace
+
+void rms_norm_row(const RmsNormRow& r, RowType type, int64_t d, double eps) {
+  with_type(type, [&]<RowType T>() { row<T>(r, d, eps); });
+}
+
+}  // namespace fourfold::cpu::FOURFOLD_ISA_NAMESPACE

@@ -1,0 +1,30 @@
+// Dedicated silu_mul: contiguous operands in chunks over the threads, each chunk one pass (kernels/silu_mul.cpp).
+#include <algorithm>
+
+#include "backends/cpu/cpu_ops.h"
+#include "fourfold/parallel.h"
+
+namespace fourfold::cpu {
+
+bool silu_mul_covers(const BinaryArgs& a) {
+  const DType t = a.out.dtype();
+  return (t == DType::f32 || t == DType::bf16 || t == DType::f16) && a.a.dtype() == t && a.b.dtype() == t &&
+         a.a.is_contiguous() && a.b.is_contiguous() && a.out.is_contiguous();
+}
+
+void silu_mul(const BinaryArgs& a, SiluMulFn fn) {
+  const int64_t n = a.out.numel();
+  if (n == 0) return;
+  constexpr int64_t kChunk = 16384;   // elements per work item: a multiple of every vector width
+  const RowType type = row_type(a.out.dtype());
+  const int64_t es = static_cast<int64_t>(dtype_size(a.out.dtype()));
+  const auto* g = static_cast<const uint8_t*>(a.a.data());
+  const auto* u = static_cast<const uint8_t*>(a.b.data());
+  auto* out = static_cast<uint8_t*>(a.out.data());
+  parallel_for(0, (n + kChunk - 1) / kChunk, 1, [&](int64_t begin, int64_t end) {
+    const int64_t start = begin * kChunk, stop = std::min(n, end * kChunk);
+    fn(g + start * es, u + start * es, out + start * es, type, stop - start);
+  });
+}
+
+}  // namespace fourfold::cpu

@@ -12,7 +12,6 @@ bool unit_inner(const Tensor& t) { return t.size(1) <= 1 || t.stride(1) == 1; }
 
 }  // namespace
 
-RowType row_type(DType t) { return t == DType::f32 ? RowType::f32 : t == DType::bf16 ? RowType::bf16 : RowType::f16; }
 
 bool rms_norm_covers(const RmsNormArgs& a) {
   const DType t = a.x.dtype();

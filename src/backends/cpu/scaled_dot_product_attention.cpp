@@ -30,7 +30,6 @@ constexpr double kMinParallelWork = 1e5;
 
 int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
-RowType row_type(DType t) { return t == DType::f32 ? RowType::f32 : t == DType::bf16 ? RowType::bf16 : RowType::f16; }
 
 float load_elem(const uint8_t* p, DType t) {
   if (t == DType::f32) {

@@ -16,6 +16,10 @@ namespace {
                                   #isa};                                                                          \
     t.softmax = {[](const SoftmaxArgs& a) { cpu::softmax(a, false, pieces); }, &cpu::softmax_covers, #isa};        \
     t.log_softmax = {[](const SoftmaxArgs& a) { cpu::softmax(a, true, pieces); }, &cpu::softmax_covers, #isa};     \
+    t.grouped_mm = {[](const GroupedMmArgs& a) { cpu::grouped_mm(a, &cpu::isa::dot_tile); }, &cpu::grouped_mm_covers, \
+                    #isa};                                                                                        \
+    t.moe_experts = {[](const MoeExpertsArgs& a) { cpu::moe_experts(a, &cpu::isa::dot_tile); },                   \
+                     &cpu::moe_experts_covers, #isa};                                                             \
     return t;                                                                                                     \
   }
 FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_TABLE)

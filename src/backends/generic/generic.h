@@ -27,4 +27,10 @@ void add(const BinaryArgs& args);
 void mul(const BinaryArgs& args);
 bool binary_covers(const BinaryArgs& args);
 
+void grouped_mm(const GroupedMmArgs& args);
+bool grouped_mm_covers(const GroupedMmArgs& args);
+
+void moe_experts(const MoeExpertsArgs& args);
+bool moe_experts_covers(const MoeExpertsArgs& args);
+
 }  // namespace fourfold::generic

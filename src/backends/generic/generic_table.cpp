@@ -17,6 +17,8 @@ const KernelTable* generic_kernels() {
     t.gelu = {&generic::gelu, &generic::gelu_covers, "generic"};
     t.add = {&generic::add, &generic::binary_covers, "generic"};
     t.mul = {&generic::mul, &generic::binary_covers, "generic"};
+    t.grouped_mm = {&generic::grouped_mm, &generic::grouped_mm_covers, "generic"};
+    t.moe_experts = {&generic::moe_experts, &generic::moe_experts_covers, "generic"};
     return t;
   }();
   return &table;

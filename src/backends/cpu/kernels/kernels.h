@@ -43,6 +43,22 @@ struct RowStats {
   bool nan;
 };
 
+// grouped_mm and moe_experts: one tile of out[m, n] = sum_k a[m, k] * bt[n, k] over K-contiguous rows of A
+// and of B^T (a checkpoint's [out, in] weight rows), accumulated in f32, written to an f32 tile.
+enum class MatType : int { f32 = 0, bf16 = 1 };
+struct DotTile {
+  const void* a;                  // row m at a + m * lda elements, unless a_rows is given
+  const void* const* a_rows;      // null, or the address of each row (gathered rows)
+  int64_t lda;
+  MatType a_type;
+  const void* b;                  // row n of B^T at b + n * ldb elements
+  int64_t ldb;
+  MatType b_type;
+  int64_t rows, cols, k;
+  float* out;                     // out[m * ldo + n]
+  int64_t ldo;
+};
+
 #define FOURFOLD_CPU_ISA_LIST(X) X(avx512bf16) X(avx512) X(avx2) X(scalar)
 
 #define FOURFOLD_CPU_DECLARE(isa)                                                                        \
@@ -57,6 +73,8 @@ struct RowStats {
                      bool nan);                                                                          \
   /* y[i] = exp(x[i]) with the vectorized exp softmax uses (tests measure its error). */                 \
   void exp_f32(const float* x, float* y, int64_t n);                                                     \
+  /* grouped_mm, moe_experts: the whole tile t (k == 0 writes zeros). */                                 \
+  void dot_tile(const DotTile& t);                                                                       \
   }
 FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_DECLARE)
 #undef FOURFOLD_CPU_DECLARE

@@ -4,6 +4,10 @@
 // weight rows once at the memory's pace; the weight is the only large operand.
 #include <cstring>
 
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
 #include "backends/cpu/kernels/kernels.h"
 
 namespace fourfold::cpu::FOURFOLD_ISA_NAMESPACE {
@@ -46,10 +50,29 @@ inline float load1(const void* p, int64_t i) {
   }
 }
 
+// A tree of shuffles: a lane-by-lane loop is a chain of kLanes dependent adds, which for short K (the down
+// projection's 768) cost as much as the dot product itself.
 inline float hsum(vf v) {
-  float s = 0.0f;
-  for (int j = 0; j < kLanes; ++j) s += v[j];
-  return s;
+  typedef float v4 __attribute__((vector_size(16)));
+#if defined(__AVX512F__) || defined(__AVX2__)
+  typedef float v8 __attribute__((vector_size(32)));
+  v8 h8;
+#if defined(__AVX512F__)
+  v8 lo8, hi8;
+  std::memcpy(&lo8, &v, sizeof lo8);
+  std::memcpy(&hi8, reinterpret_cast<const char*>(&v) + sizeof lo8, sizeof hi8);
+  h8 = lo8 + hi8;
+#else
+  h8 = v;
+#endif
+  v4 lo, hi;
+  std::memcpy(&lo, &h8, sizeof lo);
+  std::memcpy(&hi, reinterpret_cast<const char*>(&h8) + sizeof lo, sizeof hi);
+  const v4 h4 = lo + hi;
+#else
+  const v4 h4 = v;
+#endif
+  return (h4[0] + h4[2]) + (h4[1] + h4[3]);
 }
 
 inline const void* row_a(const DotTile& t, int64_t m) {
@@ -73,8 +96,15 @@ void block(const DotTile& t, int64_t m0, int64_t n0) {
   vf acc[R][NB];
   for (int r = 0; r < R; ++r)
     for (int j = 0; j < NB; ++j) acc[r][j] = vf{};
+  // The next block's B^T rows are prefetched alongside: a row of a few KiB is a page or less, where the
+  // hardware prefetcher stops, so without this each row starts from memory latency.
+  constexpr int64_t es = B == MatType::f32 ? 4 : 2;
+  constexpr int64_t line = 64 / es;   // elements per cache line
+  const int64_t next = NB * t.ldb * es;
   int64_t k = 0;
   for (; k + kLanes <= t.k; k += kLanes) {
+    if (k % line == 0)
+      for (int j = 0; j < NB; ++j) __builtin_prefetch(static_cast<const char*>(br[j]) + next + k * es);
     vf bv[NB];
     for (int j = 0; j < NB; ++j) bv[j] = load<B>(br[j], k);
     for (int r = 0; r < R; ++r) {
@@ -94,7 +124,7 @@ void block(const DotTile& t, int64_t m0, int64_t n0) {
 // leftover columns one at a time.
 template <MatType A, MatType B, int R>
 void row_block(const DotTile& t, int64_t m0) {
-  constexpr int NB = R <= 2 ? 4 : 2;
+  constexpr int NB = R == 1 ? 8 : R == 2 ? 4 : 2;
   int64_t n = 0;
   for (; n + NB <= t.cols; n += NB) block<A, B, R, NB>(t, m0, n);
   for (; n < t.cols; ++n) block<A, B, R, 1>(t, m0, n);

@@ -1,7 +1,8 @@
 // grouped_mm on the generic tier and the dedicated tier (every host ISA level) against the reference: all four
 // cases, uneven groups with empty and one-row groups, the transposed (K-contiguous) b of checkpoint weights and
 // the plain layout, rows or columns past offs[G-1] left as they were (NaN-poisoned out), f32 out under bf16,
-// NaN/inf, non-contiguous a, and 1 vs 2 threads giving the same bytes.
+// NaN/inf, non-contiguous a, 1 vs 2 threads giving the same bytes; and the dot-tile kernel's fp8 weight path
+// (moe_experts) on every e4m3 code and across 128x128 scale blocks.
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -9,6 +10,8 @@
 #include <vector>
 
 #include "backends/cpu/isa.h"
+#include "backends/cpu/kernels/kernels.h"
+#include "fourfold/dtype.h"
 #include "ops/op_args.h"
 #include "fourfold/parallel.h"
 #include "support/test_support.h"
@@ -174,6 +177,57 @@ TEST(GroupedMmKernels, OneAndTwoThreadsGiveTheSameBytes) {
     EXPECT_TRUE(testing::bit_equal(one.out, two.out)) << case_name(c);
   }
   set_num_threads(previous);
+}
+
+}  // namespace
+}  // namespace fourfold
+
+namespace fourfold {
+namespace {
+
+void (*dot_tile_at(cpu::Isa isa))(const cpu::DotTile&) {
+  switch (isa) {
+    case cpu::Isa::avx512bf16: return &cpu::avx512bf16::dot_tile;
+    case cpu::Isa::avx512: return &cpu::avx512::dot_tile;
+    case cpu::Isa::avx2: return &cpu::avx2::dot_tile;
+    case cpu::Isa::scalar: return &cpu::scalar::dot_tile;
+  }
+  return nullptr;
+}
+
+// The fp8 (e4m3fn) weight path moe_experts uses: every one of the 256 codes, on the vector lanes and in the
+// scalar tail, against the library's conversion; and the per-128-block scales applied per block.
+TEST(DotTileKernel, E4m3CodesAndBlockScales) {
+  for (cpu::Isa isa : cpu::host_isas()) {
+    const auto dot = dot_tile_at(isa);
+    // 256 rows of B^T, each 17 copies of one code (16 on lanes or fewer, the rest in the tail); a = 1.
+    std::vector<uint8_t> b(256 * 17);
+    for (int code = 0; code < 256; ++code)
+      for (int k = 0; k < 17; ++k) b[static_cast<size_t>(code * 17 + k)] = static_cast<uint8_t>(code);
+    const std::vector<float> a(17, 1.0f), scale(2, 1.0f);
+    std::vector<float> out(256, -1.0f);
+    cpu::DotTile t{a.data(), nullptr, 17, cpu::MatType::f32, b.data(), 17, cpu::MatType::e4m3, 1, 256, 17,
+                   out.data(), 256, scale.data(), 1, 0};
+    dot(t);
+    for (int code = 0; code < 256; ++code) {
+      const float want = 17.0f * fp8_e4m3fn_to_f32(static_cast<uint8_t>(code));
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(out[static_cast<size_t>(code)])) << cpu::isa_name(isa) << " code " << code;
+      } else {
+        EXPECT_EQ(out[static_cast<size_t>(code)], want) << cpu::isa_name(isa) << " code " << code;
+      }
+    }
+    // K = 300 (blocks of 128, 128, 44), rows 126..129 of the weight (across a row block): code 0x38 is 1.0.
+    std::vector<uint8_t> ones(4 * 300, 0x38);
+    const std::vector<float> a2(300, 1.0f), s2 = {1, 2, 4, 8, 16, 32};   // [2 row blocks, 3 K blocks]
+    std::vector<float> out2(4);
+    dot(cpu::DotTile{a2.data(), nullptr, 300, cpu::MatType::f32, ones.data(), 300, cpu::MatType::e4m3, 1, 4, 300,
+                     out2.data(), 4, s2.data(), 3, 126});
+    EXPECT_EQ(out2[0], 128 * 1 + 128 * 2 + 44 * 4) << cpu::isa_name(isa);
+    EXPECT_EQ(out2[1], 128 * 1 + 128 * 2 + 44 * 4) << cpu::isa_name(isa);
+    EXPECT_EQ(out2[2], 128 * 8 + 128 * 16 + 44 * 32) << cpu::isa_name(isa);
+    EXPECT_EQ(out2[3], 128 * 8 + 128 * 16 + 44 * 32) << cpu::isa_name(isa);
+  }
 }
 
 }  // namespace

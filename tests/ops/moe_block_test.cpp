@@ -1,6 +1,6 @@
 // moe_block and moe_experts: against a hand loop written here (float64, Qwen3-MoE semantics) on small cases on
 // every tier of moe_experts (dedicated at every host ISA level), bf16 tiers against the reference, fp8 experts
-// on the reference and generic tiers (the dedicated tier leaves them to the generic one), routing edge cases
+// on every tier, routing edge cases
 // (tokens without rows, a token twice in one expert, empty experts), 1 vs 2 threads, and bad arguments
 // naming the op and the argument.
 #include <algorithm>
@@ -111,8 +111,14 @@ Tier experts_tier() {
 }
 
 // moe_block with moe_experts forced to `tier` (the router ops stay on their usual tiers: the same routing).
+Policy experts_on(std::string_view tier) {
+  std::string text = "moe_experts=";
+  text += tier;
+  return Policy::parse(text);
+}
+
 Tensor block_on(const std::string& tier, const Model& m, int64_t top_k, bool norm, Tier expect) {
-  ScopedPolicy scope(Policy::parse("moe_experts=" + tier));
+  ScopedPolicy scope(experts_on(tier));
   reset_dispatch_counts();
   Tensor out = moe_block(m.x, m.router, m.w, top_k, norm);
   EXPECT_EQ(experts_tier(), expect) << tier;
@@ -148,8 +154,8 @@ TEST(MoeBlock, Bf16TiersMatchTheReference) {
   }
 }
 
-// fp8 experts with 128x128 block scales (two blocks along each dim): the reference against the hand loop, the
-// generic tier against the reference; the dedicated tier hands them to the generic tier.
+// fp8 experts with 128x128 block scales (two blocks along each dim, the last partial): the reference against
+// the hand loop, the generic and dedicated tiers (every ISA level) against the reference.
 TEST(MoeBlock, Fp8ExpertsOnTheReferenceAndGenericTiers) {
   for (DType dtype : {DType::f32, DType::bf16}) {
     const Model m = make(3, 200, 150, 4, dtype, true, 70);
@@ -159,7 +165,10 @@ TEST(MoeBlock, Fp8ExpertsOnTheReferenceAndGenericTiers) {
     }
     const double rtol = dtype == DType::f32 ? 1e-4 : 2e-2, atol = dtype == DType::f32 ? 1e-5 : 2e-3;
     EXPECT_TRUE(all_close(block_on("generic", m, 2, true, Tier::generic), want, rtol, atol));
-    EXPECT_TRUE(all_close(block_on("dedicated", m, 2, true, Tier::generic), want, rtol, atol));
+    for (cpu::Isa isa : cpu::host_isas()) {
+      cpu::ScopedIsa level(isa);
+      EXPECT_TRUE(all_close(block_on("dedicated", m, 2, true, Tier::dedicated), want, rtol, atol)) << cpu::isa_name(isa);
+    }
   }
 }
 
@@ -170,7 +179,7 @@ TEST(MoeExperts, RoutingEdgeCasesOnEveryTierAndThreadCount) {
   const Tensor weight = Tensor::from_vector({0.5, 0.25, 1.0, -0.75, 0.125, 2.0}, {6}, DType::f32);
   const Tensor offs = Tensor::from_vector({0, 2, 2, 6, 6}, {5}, DType::i32);
   const auto on = [&](const char* tier, Tier expect) {
-    ScopedPolicy scope(Policy::parse(std::string("moe_experts=") + tier));
+    ScopedPolicy scope(experts_on(tier));
     reset_dispatch_counts();
     Tensor out = moe_experts(m.x, m.w, token, weight, offs);
     EXPECT_EQ(experts_tier(), expect) << tier;

@@ -6,7 +6,7 @@
 //     the routing-weighted sum over a token's experts needs no atomics; each tile walks the experts with rows,
 //     then writes its columns of the output once.
 // Each active expert's weights are read once (decode: a grouped GEMV); idle experts are never touched.
-// fp8 experts fall back to the generic tier (covers() declines them).
+// fp8 (e4m3fn) experts are read as they are stored: each 128-wide K block's sum times its block scale.
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -23,8 +23,29 @@ namespace {
 constexpr int64_t kRows = 64;
 constexpr int64_t kCols = 32;
 
-MatType mat_type(DType t) { return t == DType::f32 ? MatType::f32 : MatType::bf16; }
+MatType mat_type(DType t) { return t == DType::f32 ? MatType::f32 : t == DType::bf16 ? MatType::bf16 : MatType::e4m3; }
 bool last_contiguous(const Tensor& t) { return t.size(-1) <= 1 || t.stride(-1) == 1; }
+
+// One expert weight: x's dtype, or e4m3 with its block scale's last dim contiguous.
+bool weight_ok(const Tensor& w, const Tensor* scale, DType x) {
+  if (!last_contiguous(w)) return false;
+  if (w.dtype() == DType::f8_e4m3fn) return scale != nullptr && last_contiguous(*scale);
+  return w.dtype() == x;
+}
+
+// A DotTile's B for rows [row0, ...) of expert e of weight w (and its scales, for fp8).
+DotTile weight_rows(DotTile t, const Tensor& w, const Tensor* scale, int64_t e, int64_t row0) {
+  t.b = static_cast<const uint8_t*>(w.data()) +
+        (e * w.stride(0) + row0 * w.stride(1)) * static_cast<int64_t>(dtype_size(w.dtype()));
+  t.ldb = w.stride(1);
+  t.b_type = mat_type(w.dtype());
+  if (scale != nullptr) {
+    t.b_scale = scale->data_as<float>() + e * scale->stride(0);
+    t.scale_ld = scale->stride(1);
+    t.b_row0 = row0;
+  }
+  return t;
+}
 
 struct UpTile {
   int64_t expert, r0, rows, i0;
@@ -34,9 +55,8 @@ struct UpTile {
 
 bool moe_experts_covers(const MoeExpertsArgs& a) {
   const DType t = a.x.dtype();
-  return (t == DType::f32 || t == DType::bf16) && a.gate.dtype() == t && a.up.dtype() == t && a.down.dtype() == t &&
-         last_contiguous(a.x) && last_contiguous(a.gate) && last_contiguous(a.up) && last_contiguous(a.down) &&
-         a.out.is_contiguous();
+  return (t == DType::f32 || t == DType::bf16) && weight_ok(a.gate, a.gate_scale, t) && weight_ok(a.up, a.up_scale, t) &&
+         weight_ok(a.down, a.down_scale, t) && last_contiguous(a.x) && a.out.is_contiguous();
 }
 
 void moe_experts(const MoeExpertsArgs& a, DotTileFn dot) {
@@ -63,9 +83,6 @@ void moe_experts(const MoeExpertsArgs& a, DotTileFn dot) {
       x_rows[static_cast<size_t>(r)] = x + token[static_cast<size_t>(r)] * a.x.stride(0) * es;
     }
   }
-  const auto expert_rows = [&](const Tensor& w, int64_t e, int64_t row0) {
-    return static_cast<const uint8_t*>(w.data()) + (e * w.stride(0) + row0 * w.stride(1)) * es;
-  };
 
   // 1. h = silu(x gate^T) * (x up^T) per row, [total, inter] f32.
   Tensor h_tensor = Tensor::empty({std::max<int64_t>(total, 1), std::max<int64_t>(inter, 1)}, DType::f32);
@@ -87,10 +104,15 @@ void moe_experts(const MoeExpertsArgs& a, DotTileFn dot) {
     const int64_t cols = std::min(kCols, inter - t.i0);
     float up[kRows * kCols];
     float* gate = h + t.r0 * inter + t.i0;
-    dot(DotTile{nullptr, x_rows.data() + t.r0, 0, type, expert_rows(a.gate, t.expert, t.i0), a.gate.stride(1), type,
-                t.rows, cols, hidden, gate, inter});
-    dot(DotTile{nullptr, x_rows.data() + t.r0, 0, type, expert_rows(a.up, t.expert, t.i0), a.up.stride(1), type,
-                t.rows, cols, hidden, up, kCols});
+    const DotTile rows{nullptr, x_rows.data() + t.r0, 0, type, nullptr, 0, type, t.rows, cols, hidden, nullptr, 0};
+    DotTile g = weight_rows(rows, a.gate, a.gate_scale, t.expert, t.i0);
+    g.out = gate;
+    g.ldo = inter;
+    dot(g);
+    DotTile u = weight_rows(rows, a.up, a.up_scale, t.expert, t.i0);
+    u.out = up;
+    u.ldo = kCols;
+    dot(u);
     for (int64_t r = 0; r < t.rows; ++r)
       for (int64_t c = 0; c < cols; ++c) {
         const float g = gate[r * inter + c];
@@ -111,8 +133,9 @@ void moe_experts(const MoeExpertsArgs& a, DotTileFn dot) {
         const int64_t s = start[static_cast<size_t>(e)], n = start[static_cast<size_t>(e + 1)] - s;
         for (int64_t r0 = 0; r0 < n; r0 += kRows) {
           const int64_t rows = std::min(kRows, n - r0);
-          dot(DotTile{h + (s + r0) * inter, nullptr, inter, MatType::f32, expert_rows(a.down, e, o0),
-                      a.down.stride(1), type, rows, cols, inter, y, kCols});
+          const DotTile hrows{h + (s + r0) * inter, nullptr, inter, MatType::f32, nullptr, 0, type, rows, cols, inter,
+                              y, kCols};
+          dot(weight_rows(hrows, a.down, a.down_scale, e, o0));
           for (int64_t r = 0; r < rows; ++r) {
             const float w = weight[static_cast<size_t>(s + r0 + r)];
             float* dst = acc.data() + token[static_cast<size_t>(s + r0 + r)] * kCols;

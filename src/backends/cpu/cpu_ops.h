@@ -19,7 +19,8 @@ bool softmax_covers(const SoftmaxArgs& args);
 void softmax(const SoftmaxArgs& args, bool log, const SoftmaxPieces& pieces);
 
 // grouped_mm and moe_experts: f32 or bf16 with K-contiguous rows of A and B^T (a checkpoint's [out, in]
-// weights, passed to grouped_mm as the transposed view); other layouts and fp8 fall back to the generic tier.
+// weights, passed to grouped_mm as the transposed view; moe_experts' experts may also be fp8 e4m3fn with
+// 128x128 block scales); other layouts fall back to the generic tier.
 using DotTileFn = void (*)(const DotTile&);
 bool grouped_mm_covers(const GroupedMmArgs& args);
 void grouped_mm(const GroupedMmArgs& args, DotTileFn dot);

@@ -158,7 +158,9 @@ def moe():
                        "(N = 2 x 768); weights are stored [E, N, K] like nn.Linear and passed as the "
                        "transposed view [E, K, N]. Routing: even (assignments spread over all experts), skewed "
                        "(proportional to 1 / (rank + 1), at most one row per token and expert), empty (every "
-                       "token picks the same top_k experts, spread over the range: all other groups empty).",
+                       "token picks the same top_k experts, spread over the range: all other groups empty). "
+                       "experts: the whole routed-expert computation as the moe_experts op (gate and up [E, I, H], "
+                       "silu(gate) * up, down [E, H, I], the routing-weighted sum per token; n = I, k = H).",
         "generated_by": "scripts/make_suites.py",
         "model": "qwen3-30b-a3b",
         "dtypes": ["bf16"],
@@ -168,7 +170,8 @@ def moe():
         "moe_intermediate_size": mi,
         "tokens": [1, 16, 128, 512],
         "routing": ["even", "skewed", "empty"],
-        "projections": [{"name": "gate_up", "n": 2 * mi, "k": h}, {"name": "down", "n": h, "k": mi}],
+        "projections": [{"name": "gate_up", "n": 2 * mi, "k": h}, {"name": "down", "n": h, "k": mi},
+                        {"name": "experts", "op": "moe_experts", "n": mi, "k": h}],
     }
 
 

@@ -12,6 +12,7 @@
 
 #include "fourfold/allocator.h"
 #include "fourfold/errors.h"
+#include "fourfold/moe.h"
 #include "fourfold/ops.h"
 #include "fourfold/parallel.h"
 #include "ops/dispatch.h"
@@ -118,6 +119,26 @@ Tensor pad_input(const PadCase& p, DType dtype, uint64_t seed) {
 
 using Call = std::function<void()>;
 
+// moe_experts on a MoeCase (n = I, k = H): rows sorted by expert, tokens taken round-robin (each expert's rows
+// are distinct tokens while it has at most `tokens` rows), routing weights 1 / top_k.
+BenchCall moe_experts_call(const MoeCase& m, const std::vector<int64_t>& sizes, DType dt, uint64_t seed,
+                           const std::function<Tensor(const Tensor&)>& wide) {
+  std::vector<double> ends(sizes.size()), token;
+  int64_t total = 0;
+  for (size_t e = 0; e < sizes.size(); ++e) ends[e] = static_cast<double>(total += sizes[e]);
+  for (int64_t r = 0; r < total; ++r) token.push_back(static_cast<double>(r % std::max<int64_t>(m.tokens, 1)));
+  const double in_scale = 1.0 / std::sqrt(static_cast<double>(m.k)), mid_scale = 1.0 / std::sqrt(static_cast<double>(m.n));
+  Tensor x = wide(bench_tensor({m.tokens, m.k}, dt, seed));
+  MoeExpertWeights w;
+  w.gate = wide(bench_tensor({m.experts, m.n, m.k}, dt, seed + 1, in_scale));
+  w.up = wide(bench_tensor({m.experts, m.n, m.k}, dt, seed + 2, in_scale));
+  w.down = wide(bench_tensor({m.experts, m.k, m.n}, dt, seed + 3, mid_scale));
+  Tensor rows = Tensor::from_vector(token, {total}, DType::i32);
+  Tensor weights = Tensor::full({total}, 1.0 / static_cast<double>(m.top_k), DType::f32);
+  Tensor offs = Tensor::from_vector(ends, {m.experts}, DType::i32);
+  return [x, w, rows, weights, offs] { return moe_experts(x, w, rows, weights, offs); };
+}
+
 }  // namespace
 
 BenchCall make_bench_call(const BenchCase& c, uint64_t seed, bool float64_oracle) {
@@ -149,6 +170,7 @@ BenchCall make_bench_call(const BenchCase& c, uint64_t seed, bool float64_oracle
             std::vector<double> ends(sizes.size());
             int64_t total = 0;
             for (size_t e = 0; e < sizes.size(); ++e) ends[e] = static_cast<double>(total += sizes[e]);
+            if (c.op == "moe_experts") return moe_experts_call(m, sizes, dt, seed, wide);
             Tensor a = wide(bench_tensor({total, m.k}, dt, seed));
             // Stored [E, N, K] like nn.Linear weights; grouped_mm takes [E, K, N]: the transposed view.
             Tensor w = wide(bench_tensor({m.experts, m.n, m.k}, dt, seed + 1, 1.0 / std::sqrt(static_cast<double>(m.k))));
@@ -225,6 +247,9 @@ OpCost op_cost(const BenchCase& c) {
             const std::vector<int64_t> sizes = moe_group_sizes(m.tokens, m.experts, m.top_k, m.routing);
             const double active = static_cast<double>(std::count_if(sizes.begin(), sizes.end(), [](int64_t v) { return v > 0; }));
             const double rows = static_cast<double>(m.tokens * m.top_k), n = m.n, k = m.k;
+            if (c.op == "moe_experts")   // x once, gate + up + down of each active expert once, out once
+              return OpCost{(static_cast<double>(m.tokens) * k + 3.0 * active * k * n) * s + 4.0 * (2.0 * rows + static_cast<double>(m.experts)),
+                            static_cast<double>(m.tokens) * k * s, 6.0 * rows * n * k};
             return OpCost{(rows * k + active * k * n) * s + 4.0 * static_cast<double>(m.experts), rows * n * s,
                           2.0 * rows * n * k};
           },

@@ -27,6 +27,9 @@ namespace fourfold {
 //   grouped_mm (moe)         read (A*K + G_active*K*N) * s + 4*G, write A*N * s, flops 2*A*N*K, where A = tokens*top_k
 //                            rows and G_active = experts with at least one row (an idle expert's weights need
 //                            not be read)
+//   moe_experts (moe)        read (T*H + 3*G_active*I*H) * s + 4*(2*A + G), write T*H * s, flops 6*A*I*H
+//                            (T tokens, the case's k = H and n = I; the h = silu(gate) * up temporary is not
+//                            counted: it stays in the caches)
 //   scaled_dot_product_attn  read (q + k + v) * s (k, v once: GQA shares them), write out * s,
 //                            flops 2 * B * Hq * P * (E + Ev), P = attended (query, key) pairs (L*S without a
 //                            mask; causal counts only the pairs the mask keeps)

@@ -265,8 +265,11 @@ void parse_moe(const Reader& r, const json& j, Suite& suite, const std::vector<D
   suite.entries = static_cast<int64_t>(projs.size() * tokens.size() * routings.size());
   for (size_t i = 0; i < projs.size(); ++i) {
     const std::string path = Reader::at("projections", i);
-    r.only_keys(projs[i], path, {"name", "n", "k"});
+    r.only_keys(projs[i], path, {"name", "op", "n", "k"});
     const std::string name = r.string(r.need(projs[i], path, "name"), path + ".name");
+    // "op": "moe_experts" times the whole routed-expert computation (n = I, k = H) instead of one grouped_mm.
+    const std::string op = r.has(projs[i], "op") ? r.string(projs[i]["op"], path + ".op") : suite.op;
+    if (op != "grouped_mm" && op != "moe_experts") r.bad(path + ".op", "grouped_mm or moe_experts", projs[i]["op"]);
     const int64_t n = r.integer(r.need(projs[i], path, "n"), path + ".n");
     const int64_t k = r.integer(r.need(projs[i], path, "k"), path + ".k");
     for (DType dtype : dtypes)
@@ -274,7 +277,10 @@ void parse_moe(const Reader& r, const json& j, Suite& suite, const std::vector<D
         for (MoeRouting routing : routings) {
           BenchCase c;
           c.name = fmt::format("{}{}{} {} tok {}", model, model.empty() ? "" : " ", name, t, moe_routing_name(routing));
-          c.shape = fmt::format("a[{},{}] b[{},{},{}] top{}", t * top_k, k, experts, k, n, top_k);
+          c.op = op;
+          c.shape = op == "moe_experts" ? fmt::format("x[{},{}] gate,up[{},{},{}] down[{},{},{}] top{}", t, k, experts, n,
+                                                      k, experts, k, n, top_k)
+                                        : fmt::format("a[{},{}] b[{},{},{}] top{}", t * top_k, k, experts, k, n, top_k);
           c.dtype = dtype;
           c.params = MoeCase{t, experts, top_k, n, k, name, routing};
           suite.cases.push_back(std::move(c));
@@ -476,7 +482,7 @@ Suite parse_suite(std::string_view text, const std::string& source) {
   }
   for (BenchCase& c : suite.cases) {
     c.suite = suite.name;
-    c.op = suite.op;
+    if (c.op.empty()) c.op = suite.op;   // a suite's case may name another op (moe: moe_experts)
   }
   return suite;
 }

@@ -84,7 +84,7 @@ struct BenchCase {
 
 struct Suite {
   std::string name;            // the file's "suite" field, equal to its file name without .json
-  std::string op;
+  std::string op;              // the suite's op; a case may name another (moe: its "experts" rows are moe_experts)
   std::string description;
   std::string path;            // the file it came from ("" when parsed from text)
   int64_t entries = 0;         // shapes (or cases) listed in the file, before the product with m, dtypes, ...

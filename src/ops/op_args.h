@@ -39,6 +39,22 @@ struct GroupedMmArgs {
   Tensor& out;            // see ops.h for each case's shape
 };
 
+// The experts of a sparse MoE block (fourfold/moe.h) over rows already sorted by expert: row r of expert e
+// (offs[e-1] <= r < offs[e]) is token token_of_row[r] with routing weight row_weight[r].
+struct MoeExpertsArgs {
+  const Tensor& x;             // [T, H]; f32, bf16 (f64 for the oracle)
+  const Tensor& gate;          // [E, I, H]; x's dtype, or fp8 e4m3fn with gate_scale
+  const Tensor& up;            // [E, I, H]; as gate
+  const Tensor& down;          // [E, H, I]; as gate
+  const Tensor* gate_scale;    // fp8 only: f32 [E, ceil(I/128), ceil(H/128)] (weight_scale_inv as stored); else null
+  const Tensor* up_scale;      // as gate_scale
+  const Tensor* down_scale;    // f32 [E, ceil(H/128), ceil(I/128)]
+  const Tensor& token_of_row;  // int32 [A], values in [0, T)
+  const Tensor& row_weight;    // f32 [A]
+  const Tensor& offs;          // int32 [E], validated: non-decreasing, offs[E-1] == A (values read on the host)
+  Tensor& out;                 // [T, H], x's dtype; every element written (0 for a token without rows)
+};
+
 struct ScaledMmArgs {
   const Tensor& a;        // [M, K] fp8
   const Tensor& b;        // [K, N] fp8

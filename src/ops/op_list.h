@@ -9,6 +9,7 @@
   X(linear, LinearArgs)                                       \
   X(matmul, MatmulArgs)                                       \
   X(grouped_mm, GroupedMmArgs)                                \
+  X(moe_experts, MoeExpertsArgs)                              \
   X(scaled_mm, ScaledMmArgs)                                  \
   X(softmax, SoftmaxArgs)                                     \
   X(log_softmax, SoftmaxArgs)                                 \

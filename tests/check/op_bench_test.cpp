@@ -50,6 +50,12 @@ TEST(OpBench, CostsOnHandCases) {
   // empty routing: the same rows on 2 experts only -> 2 experts' weights read.
   c = op_cost(make("grouped_mm", DType::bf16, MoeCase{2, 4, 2, 6, 8, "p", MoeRouting::empty}));
   EXPECT_EQ(c.bytes_read, (4 * 8 + 2 * 8 * 6) * 2 + 16);
+  // moe_experts, same routing (n = I 6, k = H 8): x [2, 8] once, gate + up + down of the 2 active experts,
+  // token and weight per row and offs per expert, out [2, 8]; 3 products per row.
+  c = op_cost(make("moe_experts", DType::bf16, MoeCase{2, 4, 2, 6, 8, "p", MoeRouting::empty}));
+  EXPECT_EQ(c.bytes_read, (2 * 8 + 3 * 2 * 8 * 6) * 2 + 4 * (2 * 4 + 4));
+  EXPECT_EQ(c.bytes_written, 2 * 8 * 2);
+  EXPECT_EQ(c.flops, 6 * 4 * 6 * 8);
   // attention decode: B 1, Hq 4, Hk 2, L 1, S 10, E 8, f32.
   c = op_cost(make("scaled_dot_product_attention", DType::f32, AttentionCase{1, 4, 2, 8, 1, 10, CausalMode::none}));
   EXPECT_EQ(c.bytes_read, (4 * 8 + 2 * 2 * 10 * 8) * 4);
@@ -105,6 +111,7 @@ TEST(OpBench, SmallRowsRunOnTheReferenceTier) {
       make("constant_pad_nd", DType::f32, PadCase{{6, 7}, {0, 3}, PadLayout::sliced}),
       make("constant_pad_nd", DType::f32, PadCase{{6, 7}, {1, 1}, PadLayout::channels_last}),
       make("grouped_mm", DType::bf16, MoeCase{3, 8, 2, 16, 8, "p", MoeRouting::skewed}),
+      make("moe_experts", DType::bf16, MoeCase{3, 8, 2, 16, 8, "p", MoeRouting::skewed}),
       make("scaled_dot_product_attention", DType::bf16, AttentionCase{1, 4, 2, 8, 1, 12, CausalMode::none}),
       make("scaled_dot_product_attention", DType::f32, AttentionCase{1, 2, 1, 8, 4, 4, CausalMode::top_left}),
       make("scaled_mm", DType::f8_e4m3fn, Fp8LinearCase{2, 130, 260, Fp8Recipe::block_128x128, DType::bf16}),

@@ -59,5 +59,16 @@ struct SoftmaxBackwardPieces {
 };
 bool softmax_backward_covers(const SoftmaxBackwardArgs& args);
 void softmax_backward(const SoftmaxBackwardArgs& args, bool log, const SoftmaxBackwardPieces& pieces);
+// grouped_mm and moe_experts: f32 or bf16 with K-contiguous rows of A and B^T (a checkpoint's [out, in]
+// weights, passed to grouped_mm as the transposed view; moe_experts' experts may also be fp8 e4m3fn with
+// 128x128 block scales); other layouts fall back to the generic tier.
+using DotTileFn = void (*)(const DotTile&);
+bool grouped_mm_covers(const GroupedMmArgs& args);
+void grouped_mm(const GroupedMmArgs& args, DotTileFn dot);
+bool moe_experts_covers(const MoeExpertsArgs& args);
+void moe_experts(const MoeExpertsArgs& args, DotTileFn dot);
+// An f32 tile [rows, cols] (row stride ldt) stored to out (f32 or bf16; strides in elements), rounding once.
+void store_tile(const float* tile, int64_t ldt, int64_t rows, int64_t cols, uint8_t* out, int64_t o_rs, int64_t o_cs,
+                DType dtype);
 
 }  // namespace fourfold::cpu

@@ -53,5 +53,10 @@ bool binary_covers(const BinaryArgs& args);
 
 void scaled_dot_product_attention(const AttentionArgs& args);
 bool attention_covers(const AttentionArgs& args);
+void grouped_mm(const GroupedMmArgs& args);
+bool grouped_mm_covers(const GroupedMmArgs& args);
+
+void moe_experts(const MoeExpertsArgs& args);
+bool moe_experts_covers(const MoeExpertsArgs& args);
 
 }  // namespace fourfold::generic

@@ -28,6 +28,8 @@ const KernelTable* generic_kernels() {
     t.add = {&generic::add, &generic::binary_covers, "generic"};
     t.mul = {&generic::mul, &generic::binary_covers, "generic"};
     t.scaled_dot_product_attention = {&generic::scaled_dot_product_attention, &generic::attention_covers, "generic"};
+    t.grouped_mm = {&generic::grouped_mm, &generic::grouped_mm_covers, "generic"};
+    t.moe_experts = {&generic::moe_experts, &generic::moe_experts_covers, "generic"};
     return t;
   }();
   return &table;

@@ -117,6 +117,26 @@ struct RotaryRow {
   void* out;
 };
 
+// grouped_mm and moe_experts: one tile of out[m, n] = sum_k a[m, k] * bt[n, k] over K-contiguous rows of A
+// and of B^T (a checkpoint's [out, in] weight rows), accumulated in f32, written to an f32 tile.
+// e4m3 (B only): float8_e4m3fn weights, element (n, k) times b_scale[((b_row0 + n) / 128) * scale_ld + k / 128].
+enum class MatType : int { f32 = 0, bf16 = 1, e4m3 = 2 };
+struct DotTile {
+  const void* a;                  // row m at a + m * lda elements, unless a_rows is given
+  const void* const* a_rows;      // null, or the address of each row (gathered rows)
+  int64_t lda;
+  MatType a_type;
+  const void* b;                  // row n of B^T at b + n * ldb elements
+  int64_t ldb;
+  MatType b_type;
+  int64_t rows, cols, k;
+  float* out;                     // out[m * ldo + n]
+  int64_t ldo;
+  const float* b_scale = nullptr; // e4m3 only: 128x128 block scales of the whole weight
+  int64_t scale_ld = 0;
+  int64_t b_row0 = 0;             // the weight row of B^T row 0 (for its scale block)
+};
+
 #define FOURFOLD_CPU_ISA_LIST(X) X(avx512bf16) X(avx512) X(avx2) X(scalar)
 
 #define FOURFOLD_CPU_DECLARE(isa)                                                                        \
@@ -165,6 +185,8 @@ struct RotaryRow {
   /* gi = y * (g - dot) (softmax) or g - exp(y) * dot (log_softmax). */                                  \
   void softmax_backward_write(const void* g, const void* y, void* gi, RowType type, int64_t n, double dot, \
                               bool log);                                                                 \
+  /* grouped_mm, moe_experts: the whole tile t (k == 0 writes zeros). */                                 \
+  void dot_tile(const DotTile& t);                                                                       \
   }
 FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_DECLARE)
 #undef FOURFOLD_CPU_DECLARE

@@ -1,0 +1,37 @@
+// The sparse mixture-of-experts block of Qwen3-MoE (and models like it): router, top-k, the routed experts.
+#pragma once
+
+#include <cstdint>
+
+#include "fourfold/ops.h"   // OptTensor
+#include "fourfold/tensor.h"
+
+namespace fourfold {
+
+// The experts of one MoE layer in checkpoint orientation ([out, in] per expert, experts stacked):
+//   gate, up [E, I, H]; down [E, H, I]. bf16 or f32 (the dtype of x), or float8_e4m3fn with f32 block scales
+//   [E, ceil(out/128), ceil(in/128)] (weight_scale_inv as stored: the element counts as weight * scale).
+// The scales are present exactly when the weights are fp8.
+struct MoeExpertWeights {
+  Tensor gate;
+  Tensor up;
+  Tensor down;
+  OptTensor gate_scale, up_scale, down_scale;
+};
+
+// Qwen3-MoE's sparse block: x [T, H], router_weight [E, H] (x's dtype) -> [T, H] in x's dtype:
+//   logits = x @ router_weight^T; p = softmax(logits in float32); (w, idx) = topk(p, top_k);
+//   if norm_topk_prob: w /= sum(w); out[t] = sum_j w_j * down_e(silu(gate_e(x_t)) * up_e(x_t)), e = idx_j.
+// Composed from linear, softmax, topk, a host-side sort of the (token, expert) pairs by expert, and moe_experts.
+Tensor moe_block(const Tensor& x, const Tensor& router_weight, const MoeExpertWeights& w, int64_t top_k,
+                 bool norm_topk_prob);
+
+// The routed experts over rows sorted by expert (the op the force policy attributes as "moe_experts"):
+// row r (0 <= r < A) belongs to the expert e with offs[e-1] <= r < offs[e] and is token token_of_row[r]
+// (int32 [A], in [0, T)) weighted by row_weight[r] (f32 [A]); offs int32 [E], non-decreasing, offs[E-1] == A.
+//   out[t] = sum over rows r of token t: row_weight[r] * down_e(silu(gate_e(x_t)) * up_e(x_t))
+// x [T, H] f32 or bf16; a token without rows gives zeros.
+Tensor moe_experts(const Tensor& x, const MoeExpertWeights& w, const Tensor& token_of_row, const Tensor& row_weight,
+                   const Tensor& offs);
+
+}  // namespace fourfold

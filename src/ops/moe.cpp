@@ -1,0 +1,151 @@
+// moe_block and moe_experts (fourfold/moe.h): argument checks, the router and the host-side sort by expert,
+// then the moe_experts dispatch.
+#include <algorithm>
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "fourfold/moe.h"
+#include "fourfold/ops.h"
+#include "ops/checks.h"
+#include "ops/dispatch.h"
+
+namespace fourfold {
+namespace {
+
+constexpr const char* kExperts = "moe_experts";
+constexpr const char* kBlock = "moe_block";
+
+int64_t blocks_of(int64_t n) { return (n + 127) / 128; }
+
+// One of gate / up / down: [E, out, in] in x's dtype, or fp8 e4m3fn with f32 scales [E, ceil(out/128), ceil(in/128)].
+void check_weight(const char* op, const char* name, const char* scale_name, const Tensor& w, const OptTensor& scale,
+                  const Tensor& x, int64_t experts, int64_t out_size, int64_t in_size, const char* layout) {
+  check::defined(op, name, w);
+  check::on_cpu(op, name, w);
+  check::rank(op, name, w, 3, layout);
+  check::size_is(op, name, w, 0, experts, "E, the number of experts");
+  check::size_is(op, name, w, 1, out_size, "its output size");
+  check::size_is(op, name, w, 2, in_size, "its input size");
+  if (w.dtype() == DType::f8_e4m3fn) {
+    if (!scale)
+      fail<ValueError>(op, scale_name, fmt::format("an f32 block scale for the float8_e4m3fn '{}'", name), "none");
+    check::on_cpu(op, scale_name, *scale);
+    check::dtype_in(op, scale_name, *scale, {DType::f32});
+    check::rank(op, scale_name, *scale, 3, "[E, ceil(out/128), ceil(in/128)]");
+    check::size_is(op, scale_name, *scale, 0, experts, "E, the number of experts");
+    check::size_is(op, scale_name, *scale, 1, blocks_of(out_size), "ceil(out/128)");
+    check::size_is(op, scale_name, *scale, 2, blocks_of(in_size), "ceil(in/128)");
+    return;
+  }
+  if (w.dtype() != x.dtype())
+    fail<DTypeError>(op, name, fmt::format("dtype {} (that of 'x') or float8_e4m3fn", dtype_name(x.dtype())),
+                     std::string(dtype_name(w.dtype())));
+  if (scale) fail<ValueError>(op, scale_name, fmt::format("no scale: '{}' is not fp8", name), "a scale tensor");
+}
+
+struct Sizes {
+  int64_t experts, hidden, inter;
+};
+
+Sizes check_experts(const char* op, const Tensor& x, const MoeExpertWeights& w) {
+  check::defined(op, "x", x);
+  check::on_cpu(op, "x", x);
+  check::dtype_in(op, "x", x, {DType::f32, DType::bf16, DType::f64});
+  check::rank(op, "x", x, 2, "[T, H]");
+  check::defined(op, "gate", w.gate);
+  check::rank(op, "gate", w.gate, 3, "[E, I, H]");
+  const Sizes s{w.gate.size(0), x.size(1), w.gate.size(1)};
+  check_weight(op, "gate", "gate_scale", w.gate, w.gate_scale, x, s.experts, s.inter, s.hidden, "[E, I, H]");
+  check_weight(op, "up", "up_scale", w.up, w.up_scale, x, s.experts, s.inter, s.hidden, "[E, I, H]");
+  check_weight(op, "down", "down_scale", w.down, w.down_scale, x, s.experts, s.hidden, s.inter, "[E, H, I]");
+  return s;
+}
+
+const Tensor* opt_ptr(const OptTensor& t) { return t ? &*t : nullptr; }
+
+Tensor run_experts(const Tensor& x, const MoeExpertWeights& w, const Tensor& rows, const Tensor& weights,
+                   const Tensor& offs) {
+  Tensor out = Tensor::empty(x.shape(), x.dtype());
+  FOURFOLD_DISPATCH(moe_experts, (MoeExpertsArgs{x, w.gate, w.up, w.down, opt_ptr(w.gate_scale), opt_ptr(w.up_scale),
+                                                 opt_ptr(w.down_scale), rows, weights, offs, out}));
+  return out;
+}
+
+}  // namespace
+
+Tensor moe_experts(const Tensor& x, const MoeExpertWeights& w, const Tensor& token_of_row, const Tensor& row_weight,
+                   const Tensor& offs) {
+  const Sizes s = check_experts(kExperts, x, w);
+  check::on_cpu(kExperts, "token_of_row", token_of_row);
+  check::dtype_in(kExperts, "token_of_row", token_of_row, {DType::i32});
+  check::rank(kExperts, "token_of_row", token_of_row, 1, "[A]");
+  const int64_t rows = token_of_row.size(0);
+  check::on_cpu(kExperts, "row_weight", row_weight);
+  check::dtype_in(kExperts, "row_weight", row_weight, {DType::f32});
+  check::rank(kExperts, "row_weight", row_weight, 1, "[A]");
+  check::size_is(kExperts, "row_weight", row_weight, 0, rows, "A, the rows of 'token_of_row'");
+  check::on_cpu(kExperts, "offs", offs);
+  check::dtype_in(kExperts, "offs", offs, {DType::i32});
+  check::rank(kExperts, "offs", offs, 1, "[E]");
+  check::size_is(kExperts, "offs", offs, 0, s.experts, "E, the number of experts");
+  // The values are read here so that every kernel may trust them.
+  const std::vector<double> ends = offs.to_vector();
+  double previous = 0;
+  for (size_t e = 0; e < ends.size(); ++e) {
+    if (ends[e] < previous)
+      fail<ValueError>(kExperts, "offs", "non-negative, non-decreasing offsets", fmt::format("offs[{}] = {}", e, ends[e]));
+    previous = ends[e];
+  }
+  if (previous != static_cast<double>(rows))
+    fail<ValueError>(kExperts, "offs", fmt::format("offs[E-1] == {} (the rows of 'token_of_row')", rows),
+                     fmt::format("{}", previous));
+  for (double t : token_of_row.to_vector())
+    if (t < 0 || t >= static_cast<double>(x.size(0)))
+      fail<ValueError>(kExperts, "token_of_row", fmt::format("tokens in [0, {})", x.size(0)), fmt::format("{}", t));
+  return run_experts(x, w, token_of_row, row_weight, offs);
+}
+
+Tensor moe_block(const Tensor& x, const Tensor& router_weight, const MoeExpertWeights& w, int64_t top_k,
+                 bool norm_topk_prob) {
+  const Sizes s = check_experts(kBlock, x, w);
+  check::defined(kBlock, "router_weight", router_weight);
+  check::same_dtype(kBlock, "router_weight", router_weight, "x", x);
+  check::rank(kBlock, "router_weight", router_weight, 2, "[E, H]");
+  check::size_is(kBlock, "router_weight", router_weight, 0, s.experts, "E, the experts of 'gate'");
+  check::size_is(kBlock, "router_weight", router_weight, 1, s.hidden, "H, dim 1 of 'x'");
+  if (top_k < 1 || top_k > s.experts)
+    fail<ValueError>(kBlock, "top_k", fmt::format("1 <= top_k <= {} (the experts)", s.experts), fmt::format("{}", top_k));
+  const int64_t tokens = x.size(0);
+  // Router: logits in x's dtype (as the checkpoint's nn.Linear), softmax and top-k in float32.
+  const Tensor logits = linear(x, router_weight).to(x.dtype() == DType::f64 ? DType::f64 : DType::f32);
+  const auto [values, indices] = topk(softmax(logits, -1), top_k, -1);
+  const std::vector<double> p = values.to_vector(), idx = indices.to_vector();
+
+  // Sort the (token, expert) pairs by expert (stable: tokens ascending within an expert) on the host.
+  std::vector<int64_t> counts(static_cast<size_t>(s.experts), 0);
+  for (double e : idx) ++counts[static_cast<size_t>(e)];
+  std::vector<double> ends(counts.size());
+  std::vector<int64_t> next(counts.size());
+  int64_t total = 0;
+  for (size_t e = 0; e < counts.size(); ++e) {
+    next[e] = total;
+    ends[e] = static_cast<double>(total += counts[e]);
+  }
+  std::vector<double> token_of_row(static_cast<size_t>(total)), row_weight(static_cast<size_t>(total));
+  for (int64_t t = 0; t < tokens; ++t) {
+    double sum = 0;
+    for (int64_t j = 0; j < top_k; ++j) sum += p[static_cast<size_t>(t * top_k + j)];
+    for (int64_t j = 0; j < top_k; ++j) {
+      const size_t i = static_cast<size_t>(t * top_k + j);
+      const int64_t r = next[static_cast<size_t>(idx[i])]++;
+      token_of_row[static_cast<size_t>(r)] = static_cast<double>(t);
+      row_weight[static_cast<size_t>(r)] = norm_topk_prob ? p[i] / sum : p[i];
+    }
+  }
+  return run_experts(x, w, Tensor::from_vector(token_of_row, {total}, DType::i32),
+                     Tensor::from_vector(row_weight, {total}, DType::f32),
+                     Tensor::from_vector(ends, {s.experts}, DType::i32));
+}
+
+}  // namespace fourfold

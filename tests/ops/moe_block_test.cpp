@@ -1,0 +1,243 @@
+// moe_block and moe_experts: against a hand loop written here (float64, Qwen3-MoE semantics) on small cases on
+// every tier of moe_experts (dedicated at every host ISA level), bf16 tiers against the reference, fp8 experts
+// on every tier, routing edge cases
+// (tokens without rows, a token twice in one expert, empty experts), 1 vs 2 threads, and bad arguments
+// naming the op and the argument.
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <string>
+#include <vector>
+
+#include "backends/cpu/isa.h"
+#include "fourfold/moe.h"
+#include "fourfold/parallel.h"
+#include "support/test_support.h"
+
+namespace fourfold {
+namespace {
+
+using testing::all_close;
+using testing::randn;
+using testing::throws_with;
+
+struct Model {
+  Tensor x, router;
+  MoeExpertWeights w;
+};
+
+// gate, up [E, I, H], down [E, H, I]; fp8: e4m3fn weights and f32 block scales.
+Model make(int64_t tokens, int64_t hidden, int64_t inter, int64_t experts, DType dtype, bool fp8, uint64_t seed) {
+  Model m;
+  m.x = randn({tokens, hidden}, dtype, seed);
+  m.router = randn({experts, hidden}, dtype, seed + 1, 0.5);
+  const auto weight = [&](Shape shape, uint64_t s, double scale, OptTensor& block_scale) {
+    if (!fp8) return randn(shape, dtype, s, scale);
+    block_scale = testing::rand_uniform({shape[0], (shape[1] + 127) / 128, (shape[2] + 127) / 128}, DType::f32, s + 100,
+                                        0.5 * scale / 16, 1.5 * scale / 16);
+    return randn(shape, DType::f32, s, 16.0).to(DType::f8_e4m3fn);
+  };
+  m.w.gate = weight({experts, inter, hidden}, seed + 2, 1.0 / std::sqrt(static_cast<double>(hidden)), m.w.gate_scale);
+  m.w.up = weight({experts, inter, hidden}, seed + 3, 1.0 / std::sqrt(static_cast<double>(hidden)), m.w.up_scale);
+  m.w.down = weight({experts, hidden, inter}, seed + 4, 1.0 / std::sqrt(static_cast<double>(inter)), m.w.down_scale);
+  return m;
+}
+
+// A weight [E, out, in] as float64 values, dequantized.
+std::vector<double> dequantized(const Tensor& w, const OptTensor& scale) {
+  std::vector<double> v = w.to_vector();
+  if (!scale) return v;
+  const std::vector<double> s = scale->to_vector();
+  const int64_t out = w.size(1), in = w.size(2), sb = scale->size(1), sc = scale->size(2);
+  for (int64_t e = 0; e < w.size(0); ++e)
+    for (int64_t o = 0; o < out; ++o)
+      for (int64_t i = 0; i < in; ++i)
+        v[static_cast<size_t>((e * out + o) * in + i)] *= s[static_cast<size_t>((e * sb + o / 128) * sc + i / 128)];
+  return v;
+}
+
+// Qwen3-MoE's sparse block in float64 (the router's logits rounded to x's dtype, as its nn.Linear does).
+std::vector<double> hand_loop(const Model& m, int64_t top_k, bool norm) {
+  const int64_t T = m.x.size(0), H = m.x.size(1), E = m.router.size(0), I = m.w.gate.size(1);
+  const std::vector<double> x = m.x.to_vector(), r = m.router.to_vector();
+  const std::vector<double> g = dequantized(m.w.gate, m.w.gate_scale), u = dequantized(m.w.up, m.w.up_scale),
+                            d = dequantized(m.w.down, m.w.down_scale);
+  std::vector<double> out(static_cast<size_t>(T * H), 0.0);
+  for (int64_t t = 0; t < T; ++t) {
+    std::vector<double> p(static_cast<size_t>(E));
+    for (int64_t e = 0; e < E; ++e) {
+      double l = 0;
+      for (int64_t h = 0; h < H; ++h) l += x[static_cast<size_t>(t * H + h)] * r[static_cast<size_t>(e * H + h)];
+      p[static_cast<size_t>(e)] = Tensor::from_vector({l}, {1}, m.x.dtype()).item();
+    }
+    const double mx = *std::max_element(p.begin(), p.end());
+    double sum = 0;
+    for (double& v : p) sum += (v = std::exp(v - mx));
+    for (double& v : p) v /= sum;
+    std::vector<int64_t> order(static_cast<size_t>(E));
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) { return p[a] > p[b]; });
+    double chosen = 0;
+    for (int64_t j = 0; j < top_k; ++j) chosen += p[static_cast<size_t>(order[j])];
+    for (int64_t j = 0; j < top_k; ++j) {
+      const int64_t e = order[static_cast<size_t>(j)];
+      const double w = norm ? p[static_cast<size_t>(e)] / chosen : p[static_cast<size_t>(e)];
+      std::vector<double> act(static_cast<size_t>(I));
+      for (int64_t i = 0; i < I; ++i) {
+        double gv = 0, uv = 0;
+        for (int64_t h = 0; h < H; ++h) {
+          gv += x[static_cast<size_t>(t * H + h)] * g[static_cast<size_t>((e * I + i) * H + h)];
+          uv += x[static_cast<size_t>(t * H + h)] * u[static_cast<size_t>((e * I + i) * H + h)];
+        }
+        act[static_cast<size_t>(i)] = gv / (1 + std::exp(-gv)) * uv;
+      }
+      for (int64_t h = 0; h < H; ++h) {
+        double y = 0;
+        for (int64_t i = 0; i < I; ++i) y += act[static_cast<size_t>(i)] * d[static_cast<size_t>((e * H + h) * I + i)];
+        out[static_cast<size_t>(t * H + h)] += w * y;
+      }
+    }
+  }
+  return out;
+}
+
+// The tier moe_experts last ran on.
+Tier experts_tier() {
+  for (const DispatchCount& d : dispatch_counts())
+    if (d.op == "moe_experts")
+      for (int t = kTierCount - 1; t >= 0; --t)
+        if (d.calls[t] > 0) return static_cast<Tier>(t);
+  return Tier::reference;
+}
+
+// moe_block with moe_experts forced to `tier` (the router ops stay on their usual tiers: the same routing).
+Policy experts_on(std::string_view tier) {
+  std::string text = "moe_experts=";
+  text += tier;
+  return Policy::parse(text);
+}
+
+Tensor block_on(const std::string& tier, const Model& m, int64_t top_k, bool norm, Tier expect) {
+  ScopedPolicy scope(experts_on(tier));
+  reset_dispatch_counts();
+  Tensor out = moe_block(m.x, m.router, m.w, top_k, norm);
+  EXPECT_EQ(experts_tier(), expect) << tier;
+  return out;
+}
+
+TEST(MoeBlock, F32MatchesTheHandLoopOnEveryTier) {
+  uint64_t seed = 1;
+  for (bool norm : {true, false})
+    for (int64_t top_k : {1, 2, 3}) {
+      const Model m = make(5, 37, 24, 6, DType::f32, false, seed += 10);
+      const std::vector<double> want = hand_loop(m, top_k, norm);
+      EXPECT_TRUE(all_close(block_on("reference", m, top_k, norm, Tier::reference), want, 1e-5, 1e-6));
+      EXPECT_TRUE(all_close(block_on("generic", m, top_k, norm, Tier::generic), want, 1e-4, 1e-5));
+      for (cpu::Isa isa : cpu::host_isas()) {
+        cpu::ScopedIsa level(isa);
+        EXPECT_TRUE(all_close(block_on("dedicated", m, top_k, norm, Tier::dedicated), want, 1e-4, 1e-5))
+            << cpu::isa_name(isa);
+      }
+    }
+}
+
+TEST(MoeBlock, Bf16TiersMatchTheReference) {
+  const Model m = make(9, 70, 45, 8, DType::bf16, false, 50);
+  for (int64_t top_k : {2, 8}) {
+    const Tensor want = block_on("reference", m, top_k, true, Tier::reference);
+    EXPECT_TRUE(all_close(block_on("generic", m, top_k, true, Tier::generic), want, 2e-2, 2e-3));
+    for (cpu::Isa isa : cpu::host_isas()) {
+      cpu::ScopedIsa level(isa);
+      EXPECT_TRUE(all_close(block_on("dedicated", m, top_k, true, Tier::dedicated), want, 2e-2, 2e-3))
+          << cpu::isa_name(isa);
+    }
+  }
+}
+
+// fp8 experts with 128x128 block scales (two blocks along each dim, the last partial): the reference against
+// the hand loop, the generic and dedicated tiers (every ISA level) against the reference.
+TEST(MoeBlock, Fp8ExpertsOnTheReferenceAndGenericTiers) {
+  for (DType dtype : {DType::f32, DType::bf16}) {
+    const Model m = make(3, 200, 150, 4, dtype, true, 70);
+    const Tensor want = block_on("reference", m, 2, true, Tier::reference);
+    if (dtype == DType::f32) {
+      EXPECT_TRUE(all_close(want, hand_loop(m, 2, true), 1e-5, 1e-6));
+    }
+    const double rtol = dtype == DType::f32 ? 1e-4 : 2e-2, atol = dtype == DType::f32 ? 1e-5 : 2e-3;
+    EXPECT_TRUE(all_close(block_on("generic", m, 2, true, Tier::generic), want, rtol, atol));
+    for (cpu::Isa isa : cpu::host_isas()) {
+      cpu::ScopedIsa level(isa);
+      EXPECT_TRUE(all_close(block_on("dedicated", m, 2, true, Tier::dedicated), want, rtol, atol)) << cpu::isa_name(isa);
+    }
+  }
+}
+
+// moe_experts directly: a token with no rows (zeros), a token twice in one expert, empty experts first and last.
+TEST(MoeExperts, RoutingEdgeCasesOnEveryTierAndThreadCount) {
+  const Model m = make(4, 33, 20, 5, DType::bf16, false, 90);
+  const Tensor token = Tensor::from_vector({0, 0, 2, 1, 2, 0}, {6}, DType::i32);
+  const Tensor weight = Tensor::from_vector({0.5, 0.25, 1.0, -0.75, 0.125, 2.0}, {6}, DType::f32);
+  const Tensor offs = Tensor::from_vector({0, 2, 2, 6, 6}, {5}, DType::i32);
+  const auto on = [&](const char* tier, Tier expect) {
+    ScopedPolicy scope(experts_on(tier));
+    reset_dispatch_counts();
+    Tensor out = moe_experts(m.x, m.w, token, weight, offs);
+    EXPECT_EQ(experts_tier(), expect) << tier;
+    return out;
+  };
+  const Tensor want = on("reference", Tier::reference);
+  for (int64_t h = 0; h < 33; ++h) EXPECT_EQ(want.to_vector()[static_cast<size_t>(3 * 33 + h)], 0.0);
+  EXPECT_TRUE(all_close(on("generic", Tier::generic), want, 2e-2, 2e-3));
+  const int previous = num_threads();
+  for (cpu::Isa isa : cpu::host_isas()) {
+    cpu::ScopedIsa level(isa);
+    set_num_threads(1);
+    const Tensor one = on("dedicated", Tier::dedicated);
+    set_num_threads(2);
+    const Tensor two = on("dedicated", Tier::dedicated);
+    EXPECT_TRUE(all_close(two, want, 2e-2, 2e-3)) << cpu::isa_name(isa);
+    EXPECT_TRUE(testing::bit_equal(one, two)) << cpu::isa_name(isa);
+  }
+  set_num_threads(previous);
+  // No rows at all: zeros.
+  const Tensor none = moe_experts(m.x, m.w, Tensor::empty({0}, DType::i32), Tensor::empty({0}, DType::f32),
+                                  Tensor::zeros({5}, DType::i32));
+  EXPECT_TRUE(all_close(none, Tensor::zeros({4, 33}, DType::bf16), 0, 0));
+}
+
+TEST(MoeBlock, BadArgumentsNameTheOpAndArgument) {
+  const Model m = make(2, 16, 8, 4, DType::f32, false, 5);
+  EXPECT_TRUE(throws_with<ShapeError>([&] { moe_block(m.x, m.router.narrow(0, 0, 3), m.w, 2, true); },
+                                      {"moe_block", "router_weight"}));
+  EXPECT_TRUE(throws_with<ValueError>([&] { moe_block(m.x, m.router, m.w, 0, true); }, {"moe_block", "top_k"}));
+  EXPECT_TRUE(throws_with<ValueError>([&] { moe_block(m.x, m.router, m.w, 5, true); }, {"moe_block", "top_k"}));
+  MoeExpertWeights bad = m.w;
+  bad.up = m.w.up.to(DType::bf16);
+  EXPECT_TRUE(throws_with<DTypeError>([&] { moe_block(m.x, m.router, bad, 2, true); }, {"moe_block", "up"}));
+  bad = m.w;
+  bad.down = m.w.down.transpose(1, 2);
+  EXPECT_TRUE(throws_with<ShapeError>([&] { moe_block(m.x, m.router, bad, 2, true); }, {"moe_block", "down"}));
+  bad = m.w;
+  bad.gate = m.w.gate.to(DType::f8_e4m3fn);
+  EXPECT_TRUE(throws_with<ValueError>([&] { moe_block(m.x, m.router, bad, 2, true); }, {"moe_block", "gate_scale"}));
+  bad.gate_scale = Tensor::full({4, 1, 2}, 1.0, DType::f32);
+  EXPECT_TRUE(throws_with<ShapeError>([&] { moe_block(m.x, m.router, bad, 2, true); }, {"moe_block", "gate_scale"}));
+
+  const Tensor token = Tensor::from_vector({0, 1}, {2}, DType::i32), weight = Tensor::full({2}, 1.0, DType::f32);
+  EXPECT_TRUE(throws_with<ValueError>(
+      [&] { moe_experts(m.x, m.w, token, weight, Tensor::from_vector({1, 1, 1, 1}, {4}, DType::i32)); },
+      {"moe_experts", "offs"}));
+  EXPECT_TRUE(throws_with<ValueError>(
+      [&] { moe_experts(m.x, m.w, token, weight, Tensor::from_vector({2, 1, 2, 2}, {4}, DType::i32)); },
+      {"moe_experts", "offs"}));
+  EXPECT_TRUE(throws_with<ValueError>(
+      [&] { moe_experts(m.x, m.w, Tensor::from_vector({0, 2}, {2}, DType::i32), weight,
+                        Tensor::from_vector({0, 2, 2, 2}, {4}, DType::i32)); },
+      {"moe_experts", "token_of_row"}));
+  EXPECT_TRUE(throws_with<DTypeError>(
+      [&] { moe_experts(m.x, m.w, token, weight.to(DType::bf16), Tensor::from_vector({0, 2, 2, 2}, {4}, DType::i32)); },
+      {"moe_experts", "row_weight"}));
+}
+
+}  // namespace
+}  // namespace fourfold

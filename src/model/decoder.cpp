@@ -27,6 +27,12 @@ Tensor Decoder::mlp(const LayerWeights& layer, const Tensor& x) const {
                             config_.norm_topk_prob);
 }
 
+void Decoder::rewind(int64_t position) {
+  if (position < 0 || position > position_)
+    fail<ValueError>("decoder", "rewind position", "in [0, " + std::to_string(position_) + "]", std::to_string(position));
+  position_ = position;
+}
+
 Tensor Decoder::forward(std::span<const int64_t> tokens, bool all_logits) {
   const int64_t t = static_cast<int64_t>(tokens.size()), h = config_.hidden_size;
   if (t == 0) fail<ValueError>("decoder", "tokens", "at least one token", "none");

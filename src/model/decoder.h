@@ -28,6 +28,9 @@ class Decoder {
   Tensor forward(std::span<const int64_t> tokens, bool all_logits = false);
   int64_t position() const { return position_; }
   void reset() { position_ = 0; }   // forget the context; the cache is overwritten from position 0
+  // Back to an earlier position: the positions past it are forgotten (and overwritten by the next forward).
+  // Lets a benchmark decode the same steps again from one filled context. ValueError past position().
+  void rewind(int64_t position);
 
   const ModelConfig& config() const { return config_; }
   const ModelWeights& weights() const { return weights_; }

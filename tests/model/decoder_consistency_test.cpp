@@ -55,6 +55,17 @@ TEST(DecoderConsistency, PrefillThenDecodeEqualsOneLongerPrefill) {
   }
 }
 
+TEST(DecoderConsistency, RewindReplaysTheSameSteps) {
+  Decoder d = testing::preset_decoder("tiny-moe");
+  const std::vector<int64_t> prompt = synthetic_prompt(10, d.config().vocab_size, 3);
+  d.forward(prompt);
+  const int64_t next[] = {7, 11};
+  const Tensor first = d.forward(next);
+  d.rewind(10);
+  EXPECT_TRUE(fourfold::testing::bit_equal(d.forward(next), first));
+  EXPECT_TRUE(fourfold::testing::throws_with<ValueError>([&] { d.rewind(13); }, {"rewind"}));
+}
+
 TEST(DecoderConsistency, Bf16KvCacheIsCloseToF32) {
   Decoder f32 = testing::preset_decoder("tiny-moe", DType::f32, DType::f32);
   Decoder bf16 = testing::preset_decoder("tiny-moe", DType::f32, DType::bf16);

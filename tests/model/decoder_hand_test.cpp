@@ -110,7 +110,13 @@ struct Hand {
       const Vec h = norm(x, get(layer_weight(0, "input_layernorm.weight")));
       Vec q = matvec(get(layer_weight(0, "self_attn.q_proj.weight")), h);
       Vec k = matvec(get(layer_weight(0, "self_attn.k_proj.weight")), h);
-      const Vec v = matvec(get(layer_weight(0, "self_attn.v_proj.weight")), h);
+      Vec v = matvec(get(layer_weight(0, "self_attn.v_proj.weight")), h);
+      if (c.attention_bias) {
+        const Vec bq = get(layer_weight(0, "self_attn.q_proj.bias")), bk = get(layer_weight(0, "self_attn.k_proj.bias")),
+                  bv = get(layer_weight(0, "self_attn.v_proj.bias"));
+        for (size_t i = 0; i < q.size(); ++i) q[i] += bq[i];
+        for (size_t i = 0; i < k.size(); ++i) k[i] += bk[i], v[i] += bv[i];
+      }
       for (int64_t head = 0; head < Hq; ++head) {
         if (c.has_qk_norm()) {
           const Vec n = norm(Vec(q.begin() + head * D, q.begin() + (head + 1) * D), get(layer_weight(0, "self_attn.q_norm.weight")));
@@ -192,6 +198,14 @@ TEST(DecoderByHand, LlamaWithRopeScalingOneLayer) {
   // Scaling that moves some of the 4 frequencies: original context 16, so wavelengths above 16 are remapped.
   c.rope_scaling->original_max_position_embeddings = 16;
   c.rope_theta = 10000.0;
+  expect_hand_equal(c);
+}
+
+TEST(DecoderByHand, Qwen2WithAttentionBiasOneLayer) {
+  fourfold::testing::ReferenceOnly reference;
+  ModelConfig c = small_config("tiny-qwen3");
+  c.model_type = "qwen2";   // no q/k norms
+  c.attention_bias = true;
   expect_hand_equal(c);
 }
 

@@ -162,6 +162,30 @@ CheckResult run_check(const CheckOptions& o, const std::function<void(const std:
     s.records.memory = run_pad_memory_workload(m);
   }
 
+  if (o.end_to_end.enabled) {
+    const Policy policies[2] = {sides[0].policy, sides[1].policy};
+    const EndToEndResult e2e = run_end_to_end(
+        o.end_to_end, policies, [&](int side) { accumulate_dispatch(sides[side].dispatched); }, say);
+    std::string contexts;
+    for (int64_t c : o.end_to_end.decode_contexts) {
+      workload.context_lengths.push_back(c);
+      contexts += (contexts.empty() ? "" : ", ") + std::to_string(c);
+    }
+    workload.shapes.push_back(fmt::format(
+        "end-to-end: {}; prefill {} tokens; decode {} steps at contexts {}; {} repeats; logits over {} + {} greedy "
+        "steps",
+        e2e.description, o.end_to_end.prefill_tokens, o.end_to_end.decode_tokens, contexts, o.end_to_end.repeats,
+        o.end_to_end.correctness_prompt, o.end_to_end.correctness_steps));
+    if (!e2e.config_hash.empty()) workload.config_hash = e2e.config_hash;
+    if (!e2e.preset.empty()) workload.preset = e2e.preset;
+    for (const std::string& d : e2e.dtypes)
+      if (std::find(dtypes.begin(), dtypes.end(), d) == dtypes.end()) dtypes.push_back(d);
+    for (int side = 0; side < 2; ++side) {
+      sides[side].records.throughput = e2e.sides[side].throughput;
+      sides[side].records.correctness->end_to_end.push_back(e2e.sides[side].logits);
+      sides[side].records.model_memory = e2e.sides[side].memory;
+    }
+  }
   say("probing the machine again");
   const MachineState after = machine_state(o.probe_budget);
   for (Side& s : sides) {

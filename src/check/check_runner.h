@@ -1,6 +1,6 @@
 // fourfold check: baseline and candidate policies on the same inputs, interleaved, and all four records for
-// both (DESIGN.md section 2). Records a workload cannot produce yet are left empty (throughput: until the
-// decoder engine lands).
+// both (DESIGN.md section 2). Throughput, the logits row of correctness and the model memory record come from
+// the end-to-end decoder workload (end_to_end_workload.h).
 #pragma once
 
 #include <cstdint>
@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "check/end_to_end_workload.h"
 #include "check/records.h"
 #include "check/roofline_probes.h"
 
@@ -26,6 +27,8 @@ struct CheckOptions {
   double reference_work_cap = 3e6;
   int memory_tiles = 48;
   ProbeBudget probe_budget = ProbeBudget::quick();   // the roofline and machine-state probes
+  // The decoder end to end (throughput, logits against the reference tier, model memory).
+  EndToEndOptions end_to_end;
 };
 
 // progress(message) is called before each long step.

@@ -223,10 +223,13 @@ Comparison compare_records(const RecordSet& baseline, const RecordSet& candidate
   if (baseline.correctness && candidate.correctness)
     c.correctness = compare_correctness(*baseline.correctness, *candidate.correctness, thresholds);
   if (baseline.memory && candidate.memory) c.memory = compare_memory(*baseline.memory, *candidate.memory);
+  if (baseline.model_memory && candidate.model_memory)
+    c.model_memory = compare_memory(*baseline.model_memory, *candidate.model_memory);
   note_one_sided("throughput", baseline.throughput, candidate.throughput, c.notes);
   note_one_sided("op time", baseline.op_time, candidate.op_time, c.notes);
   note_one_sided("correctness", baseline.correctness, candidate.correctness, c.notes);
   note_one_sided("memory", baseline.memory, candidate.memory, c.notes);
+  note_one_sided("model memory", baseline.model_memory, candidate.model_memory, c.notes);
   return c;
 }
 

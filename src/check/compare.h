@@ -104,6 +104,7 @@ struct Comparison {
   std::optional<OpTimeComparison> op_time;
   std::optional<CorrectnessComparison> correctness;
   std::optional<MemoryComparison> memory;
+  std::optional<MemoryComparison> model_memory;   // the end-to-end decode workload's
   std::vector<std::string> notes;                // records measured on one side only
   bool correctness_failed() const { return correctness && correctness->regressions() > 0; }
 };

@@ -187,7 +187,8 @@ Json body(const RecordSet& s) {
           {"throughput", opt_record(s.throughput)},
           {"op_time", opt_record(s.op_time)},
           {"correctness", opt_record(s.correctness)},
-          {"memory", opt_record(s.memory)}};
+          {"memory", opt_record(s.memory)},
+          {"model_memory", opt_record(s.model_memory)}};
 }
 
 Json document(std::string_view kind) { return {{"schema", kRecordsSchema}, {"kind", kind}}; }

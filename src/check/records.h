@@ -107,6 +107,9 @@ struct RecordSet {
   std::optional<OpTimeRecord> op_time;
   std::optional<CorrectnessRecord> correctness;
   std::optional<MemoryRecord> memory;
+  // 2.4 again for the end-to-end decode workload (the model's prefill and decode): its own peaks, its mapped
+  // weights. Absent from records written before the engine existed (the reader accepts both).
+  std::optional<MemoryRecord> model_memory;
   bool operator==(const RecordSet&) const = default;
 };
 struct CheckResult {

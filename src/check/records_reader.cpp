@@ -73,6 +73,7 @@ class Node {
 
   const std::string& path() const { return path_; }
   bool is_null() const { return j_->is_null(); }
+  bool has(const char* key) const { return j_->is_object() && j_->contains(key); }
 
   Node operator[](const char* key) const {
     if (!j_->is_object()) fail("an object");
@@ -325,6 +326,7 @@ RecordSet read_body(const Node& n) {
   s.op_time = optional_record<OpTimeRecord>(n["op_time"], read_op_time);
   s.correctness = optional_record<CorrectnessRecord>(n["correctness"], read_correctness);
   s.memory = optional_record<MemoryRecord>(n["memory"], read_memory);
+  if (n.has("model_memory")) s.model_memory = optional_record<MemoryRecord>(n["model_memory"], read_memory);
   return s;
 }
 

@@ -204,6 +204,7 @@ std::string render_html(const Comparison& c) {
       "<style>\n{}\n</style>\n</head>\n<body>\n",
       escape(c.baseline_manifest.workload.name), kStyle);
   bool first = true;
+  int memory_sections = 0;   // the pad workload's, then the model's (build_sections' order)
   for (const report::Section& s : report::build_sections(c)) {
     out += fmt::format("<{0}>{1}</{0}>\n", first ? "h1" : "h2", escape(s.title));
     first = false;
@@ -214,7 +215,10 @@ std::string render_html(const Comparison& c) {
     if (s.kind == report::SectionKind::op_time && c.op_time)
       for (const SuiteSummary& g : c.op_time->suites) out += speedup_chart(*c.op_time, g.suite);
     if (s.kind == report::SectionKind::correctness && c.correctness) out += psnr_chart(*c.correctness);
-    if (s.kind == report::SectionKind::memory && c.memory) out += memory_chart(*c.memory);
+    if (s.kind == report::SectionKind::memory) {
+      const std::optional<MemoryComparison>& m = memory_sections++ == 0 && c.memory ? c.memory : c.model_memory;
+      if (m) out += memory_chart(*m);
+    }
   }
   out += "<p class=\"verdict\">" + escape(report::verdict_line(c)) + "</p>\n</body>\n</html>\n";
   return out;

@@ -161,8 +161,9 @@ Section correctness_section(const CorrectnessComparison& t, const Thresholds& th
   return s;
 }
 
-Section memory_section(const MemoryComparison& m) {
-  Section s{SectionKind::memory, "Memory (peaks over the workload; the levels are never summed)", {}};
+Section memory_section(const MemoryComparison& m,
+                       const std::string& title = "Memory (peaks over the workload; the levels are never summed)") {
+  Section s{SectionKind::memory, title, {}};
   Table table{{"level", "baseline", "candidate", "change"}, {false, true, true, true}, {}, {}};
   auto add = [&](Table& t, const MemoryLine& l) {
     t.rows.push_back({l.level, bytes_text(l.baseline), bytes_text(l.candidate), change_text(l.baseline, l.candidate)});
@@ -216,6 +217,8 @@ std::vector<Section> build_sections(const Comparison& c) {
   if (c.op_time) out.push_back(op_time_section(*c.op_time));
   if (c.correctness) out.push_back(correctness_section(*c.correctness, c.thresholds));
   if (c.memory) out.push_back(memory_section(*c.memory));
+  if (c.model_memory)
+    out.push_back(memory_section(*c.model_memory, "Memory of the end-to-end decode (prefill and decode of the model)"));
   return out;
 }
 

@@ -20,6 +20,13 @@ CheckOptions tiny_options() {
   o.baseline = "reference";
   // The generic pad moves bytes, so it is exact like the reference: a candidate with no correctness regression.
   o.candidate = "pad=generic,softmax=reference";
+  // The decoder end to end on tiny-moe, with short contexts.
+  o.end_to_end.prefill_tokens = 8;
+  o.end_to_end.decode_contexts = {16, 24};
+  o.end_to_end.decode_tokens = 2;
+  o.end_to_end.repeats = 2;
+  o.end_to_end.correctness_prompt = 4;
+  o.end_to_end.correctness_steps = 4;
   return o;
 }
 
@@ -29,7 +36,22 @@ TEST(CheckRunner, WritesAllMeasuredRecordsForBothSides) {
     ASSERT_TRUE(s->op_time.has_value());
     ASSERT_TRUE(s->correctness.has_value());
     ASSERT_TRUE(s->memory.has_value());
-    EXPECT_FALSE(s->throughput.has_value());   // no decoder yet
+    ASSERT_TRUE(s->throughput.has_value());
+    ASSERT_EQ(s->throughput->rows.size(), 3u);   // prefill, decode at 16 and at 24
+    EXPECT_EQ(s->throughput->rows[0].phase, "prefill");
+    EXPECT_EQ(s->throughput->rows[2].context_tokens, 24);
+    for (const ThroughputRow& t : s->throughput->rows) {
+      EXPECT_EQ(t.samples_tokens_per_s.size(), 2u);
+      EXPECT_GT(t.median_tokens_per_s, 0.0);
+    }
+    ASSERT_EQ(s->correctness->end_to_end.size(), 1u);
+    const EndToEndRow& logits = s->correctness->end_to_end[0];
+    EXPECT_EQ(logits.name, "logits");
+    EXPECT_GT(logits.psnr_db, 60.0);   // the baseline is the reference tier itself: +inf
+    EXPECT_EQ(logits.top1_agreement_percent, 100.0);
+    ASSERT_TRUE(s->model_memory.has_value());
+    EXPECT_GT(s->model_memory->allocated_peak_bytes, 0u);
+    EXPECT_EQ(s->model_memory->mapped_weights_bytes, 0u);   // a preset: weights in the allocator
     ASSERT_EQ(s->op_time->rows.size(), 2u);    // one row per suite, the smallest
     EXPECT_EQ(s->op_time->rows[0].suite, "softmax");
     EXPECT_EQ(s->op_time->rows[1].op, "constant_pad_nd");
@@ -51,11 +73,18 @@ TEST(CheckRunner, WritesAllMeasuredRecordsForBothSides) {
     EXPECT_GT(*s->manifest.machine_before.read_bandwidth_gb_per_s, 0.0);
   }
   EXPECT_TRUE(workload_equal(r.baseline.manifest.workload, r.candidate.manifest.workload));
+  EXPECT_EQ(r.baseline.manifest.workload.context_lengths, (std::vector<int64_t>{16, 24}));
+  EXPECT_EQ(r.baseline.manifest.workload.preset, "tiny-moe");
   EXPECT_EQ(r.baseline.manifest.policy, "all=reference");
   EXPECT_EQ(r.candidate.manifest.policy, "constant_pad_nd=generic,softmax=reference");
   // The same rows in the same order on both sides: compare pairs them and finds no regression.
   const Comparison c = compare_records(r.baseline, r.candidate);
-  EXPECT_FALSE(c.correctness_failed());
+  ASSERT_TRUE(c.correctness.has_value());
+  for (const CorrectnessDelta& d : c.correctness->ops) EXPECT_TRUE(d.regressions.empty()) << d.op;
+  // End to end the baseline is the reference tier itself (PSNR +inf), so any other tier "loses exactness";
+  // the candidate's logits must still be close.
+  ASSERT_EQ(c.correctness->end_to_end.size(), 1u);
+  EXPECT_TRUE(std::isinf(r.baseline.correctness->end_to_end[0].psnr_db));
   EXPECT_EQ(parse_check_result(to_json_text(r), "round trip"), r);
 }
 

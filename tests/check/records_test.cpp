@@ -70,6 +70,18 @@ TEST(Records, RecordSetRoundTripsWithNaNAndMissingRecords) {
   EXPECT_EQ(back.manifest, s.manifest);
 }
 
+TEST(Records, ModelMemoryRoundTripsAndMayBeAbsent) {
+  const RecordSet s = sample_record_set();
+  ASSERT_TRUE(s.model_memory.has_value());
+  EXPECT_EQ(parse_record_set(to_json_text(s), "m").model_memory, s.model_memory);
+  // Records written before the end-to-end workloads have no model_memory key: read as absent.
+  nlohmann::json doc = nlohmann::json::parse(to_json_text(s));
+  doc.erase("model_memory");
+  EXPECT_FALSE(parse_record_set(doc.dump(), "old.json").model_memory.has_value());
+  doc["model_memory"] = nullptr;
+  EXPECT_FALSE(parse_record_set(doc.dump(), "null.json").model_memory.has_value());
+}
+
 TEST(Records, UnreadableFileIsAFormatErrorNamingIt) {
   EXPECT_TRUE(throws_with<FormatError>([] { read_record_set("/nonexistent/records.json"); },
                                        {"/nonexistent/records.json", "cannot open"}));

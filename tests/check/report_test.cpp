@@ -31,8 +31,9 @@ TEST(Report, HtmlIsSelfContainedWithCharts) {
   EXPECT_EQ(html.find("https://"), std::string::npos);
   EXPECT_EQ(html.find("<script"), std::string::npos);   // names are escaped, nothing runs
   EXPECT_NE(html.find("&lt;script&gt;"), std::string::npos);
-  // Charts: one speedup chart per suite (decode, prefill), PSNR per op, memory levels.
-  EXPECT_EQ(count(html, "<svg"), 4u);
+  // Charts: one speedup chart per suite (decode, prefill), PSNR per op, memory levels of the op-level memory
+  // workload and of the end-to-end decode (model_memory).
+  EXPECT_EQ(count(html, "<svg"), 5u);
   EXPECT_EQ(count(html, "<svg"), count(html, "</svg>"));
   EXPECT_NE(html.find("aria-label=\"speedup per shape, suite decode\""), std::string::npos);
   EXPECT_NE(html.find("aria-label=\"PSNR per op\""), std::string::npos);
@@ -53,6 +54,7 @@ TEST(Report, MarkdownHasTheTables) {
   EXPECT_NE(md.find("**REGRESSION"), std::string::npos);
   EXPECT_NE(md.find("| end to end |"), std::string::npos);
   EXPECT_NE(md.find("| phase | context |"), std::string::npos);
+  EXPECT_NE(md.find("## Memory of the end-to-end decode"), std::string::npos);
 }
 
 TEST(Report, TerminalTables) {

@@ -122,6 +122,9 @@ inline RecordSet sample_record_set(const std::string& policy = "generic") {
   m.present_before_bytes = 3000;
   m.mapped_weights_bytes = 1200;
   s.memory = m;
+  m.mapped_weights_bytes = 987654;   // the end-to-end decode's record: weights mapped from files
+  m.process_peak_file_bytes = 2000;
+  s.model_memory = m;
   return s;
 }
 

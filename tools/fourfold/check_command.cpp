@@ -30,6 +30,16 @@ void register_check(CLI::App& app) {
   cmd->add_option("--seed", options.seed, "seed of every input")->capture_default_str();
   cmd->add_option("--out", out_dir, "directory for records.json, baseline.json, candidate.json, report.md, report.html")
       ->capture_default_str();
+  EndToEndOptions& e2e = options.end_to_end;
+  cmd->add_option("--model", e2e.model_dir, "end-to-end workloads on this Hugging Face model folder");
+  cmd->add_option("--preset", e2e.preset, "end-to-end workloads on this preset built in memory")->capture_default_str();
+  cmd->add_option("--e2e-contexts", e2e.decode_contexts, "contexts of the decode throughput figures")
+      ->delimiter(',')->capture_default_str();
+  cmd->add_option("--e2e-prefill", e2e.prefill_tokens, "prompt length of the prefill figure")->capture_default_str()
+      ->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--e2e-repeats", e2e.repeats, "A B pairs per throughput figure")->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  cmd->add_flag("--no-end-to-end", [&e2e](int64_t) { e2e.enabled = false; }, "skip the decoder workloads");
   add_threads_option(*cmd, threads);
   cmd->callback([] {
     apply_threads(threads);

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   fourfold::cli::register_compare(app);
   fourfold::cli::register_bench(app);
   fourfold::cli::register_check(app);
+  fourfold::cli::register_run(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

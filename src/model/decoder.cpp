@@ -1,0 +1,57 @@
+#include "model/decoder.h"
+
+#include "fourfold/errors.h"
+#include "model/attention.h"
+#include "model/dense_mlp.h"
+
+namespace fourfold::model {
+namespace {
+
+int64_t context_of(const ModelConfig& c, const DecoderOptions& o) {
+  return o.max_context > 0 ? o.max_context : c.max_position_embeddings;
+}
+
+}  // namespace
+
+Decoder::Decoder(ModelConfig config, ModelWeights weights, const DecoderOptions& options)
+    : config_(std::move(config)),
+      weights_(std::move(weights)),
+      options_(options),
+      cache_(config_, context_of(config_, options), options.kv_cache),
+      rotary_(rotary_tables(config_, context_of(config_, options), options.activation)) {}
+
+Tensor Decoder::mlp(const LayerWeights& layer, const Tensor& x) const {
+  if (layer.mlp) return dense_mlp(x, *layer.mlp);
+  // Switch point for the op API's grouped_mm moe_block (same signature) once it lands.
+  return moe_block_fallback(x, layer.moe->router, layer.moe->experts, config_.num_experts_per_tok,
+                            config_.norm_topk_prob);
+}
+
+void Decoder::rewind(int64_t position) {
+  if (position < 0 || position > position_)
+    fail<ValueError>("decoder", "rewind position", "in [0, " + std::to_string(position_) + "]", std::to_string(position));
+  position_ = position;
+}
+
+Tensor Decoder::forward(std::span<const int64_t> tokens, bool all_logits) {
+  const int64_t t = static_cast<int64_t>(tokens.size()), h = config_.hidden_size;
+  if (t == 0) fail<ValueError>("decoder", "tokens", "at least one token", "none");
+  if (position_ + t > cache_.max_context())
+    fail<ValueError>("decoder", "tokens", "a context of at most " + std::to_string(cache_.max_context()),
+                     std::to_string(position_ + t));
+  const Tensor ids = Tensor::from_values(std::vector<int64_t>(tokens.begin(), tokens.end()), {t}, DType::i64);
+  Tensor x = embedding(weights_.embed_tokens, ids).to(options_.activation);
+  const Tensor cos = rotary_.cos.narrow(0, position_, t), sin = rotary_.sin.narrow(0, position_, t);
+  for (int64_t l = 0; l < config_.num_hidden_layers; ++l) {
+    const LayerWeights& layer = weights_.layers[l];
+    const Tensor a = attention(rms_norm(x, {h}, layer.input_norm, config_.rms_norm_eps), layer.attention, config_,
+                               cos, sin, cache_, l, position_);
+    x = add(x, a);
+    x = add(x, mlp(layer, rms_norm(x, {h}, layer.post_attention_norm, config_.rms_norm_eps)));
+  }
+  position_ += t;
+  if (!all_logits) x = x.narrow(0, t - 1, 1);
+  return linear(rms_norm(x, {h}, weights_.final_norm, config_.rms_norm_eps), weights_.lm_head).to(DType::f32);
+}
+
+}  // namespace fourfold::model

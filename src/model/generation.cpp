@@ -1,0 +1,61 @@
+#include "model/generation.h"
+
+#include "fourfold/errors.h"
+
+namespace fourfold::model {
+namespace {
+
+double seconds_since(std::chrono::steady_clock::time_point start) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+}  // namespace
+
+std::vector<int64_t> synthetic_prompt(int64_t n, int64_t vocab, uint64_t seed) {
+  std::vector<int64_t> out(n);
+  uint64_t x = seed * 0x9e3779b97f4a7c15ull + 0x632be59bd9b4e019ull;
+  for (int64_t& t : out) {
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 29;
+    x += 0x9e3779b97f4a7c15ull;
+    t = static_cast<int64_t>(x % static_cast<uint64_t>(vocab));
+  }
+  return out;
+}
+
+Generation generate(Decoder& decoder, const std::vector<int64_t>& prompt, int64_t count, Sampler& sampler,
+                    const std::function<void(int64_t, int64_t)>& progress) {
+  if (prompt.empty()) fail<ValueError>("generate", "prompt", "at least one token", "none");
+  if (count < 1) fail<ValueError>("generate", "gen", ">= 1", std::to_string(count));
+  decoder.reset();
+  Generation g;
+  auto start = std::chrono::steady_clock::now();
+  g.tokens.push_back(sampler.sample(decoder.forward(prompt)));
+  g.prefill_seconds = seconds_since(start);
+  if (progress) progress(1, count);
+  start = std::chrono::steady_clock::now();
+  for (int64_t i = 1; i < count; ++i) {
+    const int64_t last = g.tokens.back();
+    g.tokens.push_back(sampler.sample(decoder.forward(std::span<const int64_t>(&last, 1))));
+    if (progress) progress(i + 1, count);
+  }
+  g.decode_seconds = seconds_since(start);
+  g.decoded_tokens = count - 1;
+  g.context = decoder.position();
+  return g;
+}
+
+Tensor teacher_forced_logits(Decoder& decoder, const std::vector<int64_t>& prompt,
+                             const std::vector<int64_t>& continuation) {
+  decoder.reset();
+  const int64_t p = static_cast<int64_t>(prompt.size()), n = static_cast<int64_t>(continuation.size());
+  const Tensor first = decoder.forward(prompt, /*all_logits=*/true);
+  Tensor out = Tensor::empty({p + n, first.size(1)}, DType::f32);
+  out.narrow(0, 0, p).copy_from(first);
+  for (int64_t i = 0; i < n; ++i)
+    out.narrow(0, p + i, 1).copy_from(decoder.forward(std::span<const int64_t>(&continuation[i], 1)));
+  return out;
+}
+
+}  // namespace fourfold::model

@@ -1,0 +1,54 @@
+#include "model/model_source.h"
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+
+#include "model/model_folder.h"
+
+namespace fourfold::model {
+namespace {
+
+std::string file_hash(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : ss.str()) h = (h ^ ch) * 1099511628211ull;
+  return fmt::format("fnv1a64:{:016x}", h);
+}
+
+}  // namespace
+
+std::string ModelSource::description() const {
+  const ModelConfig& c = config;
+  std::string shape = fmt::format("{}, {} layers, hidden {}, {} q / {} kv heads of {}, vocab {}", c.model_type,
+                                  c.num_hidden_layers, c.hidden_size, c.num_attention_heads, c.num_key_value_heads,
+                                  c.head_dim, c.vocab_size);
+  if (c.num_experts > 0)
+    shape += fmt::format(", {} experts / {} active of width {}", c.num_experts, c.num_experts_per_tok,
+                         c.moe_intermediate_size);
+  return fmt::format("{} {} ({})", from_files ? "model" : "preset", name, shape);
+}
+
+ModelSource open_model(const std::string& model_dir, const std::string& preset, uint64_t seed,
+                       std::optional<int64_t> layers) {
+  ModelSource s;
+  if (!model_dir.empty()) {
+    LoadedModel loaded = load_model_folder(model_dir);
+    s.name = model_dir;
+    s.from_files = true;
+    s.config_hash = file_hash(model_dir + "/config.json");
+    s.config = std::move(loaded.config);
+    s.weights = std::move(loaded.weights);
+    s.mapped_bytes = loaded.mapped_bytes;
+    return s;
+  }
+  s.name = preset.empty() ? "tiny-moe" : preset;
+  s.config = preset_config(s.name, layers);
+  s.weights = synthetic_weights(s.config, DType::bf16, seed);
+  return s;
+}
+
+}  // namespace fourfold::model

@@ -1,0 +1,29 @@
+// Where a run's or a check's model comes from: a model folder (mapped), or a preset built in memory. The one
+// place that calls the loader.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "model/model_config.h"
+#include "model/presets.h"
+
+namespace fourfold::model {
+
+struct ModelSource {
+  std::string name;           // the folder, or the preset's name
+  bool from_files = false;
+  std::string config_hash;    // FNV-1a of config.json's bytes (folders only)
+  ModelConfig config;
+  TensorMap weights;
+  uint64_t mapped_bytes = 0;  // 0 for a preset: its weights live in the allocator
+  std::string description() const;   // "preset tiny-moe (qwen3_moe, 2 layers, hidden 128, 8 experts / 2 active)"
+};
+
+// model_dir non-empty: load_model_folder. Else the preset (default tiny-moe) with synthetic bf16 weights from
+// `seed`; `layers` overrides a preset's layer count.
+ModelSource open_model(const std::string& model_dir, const std::string& preset, uint64_t seed,
+                       std::optional<int64_t> layers = std::nullopt);
+
+}  // namespace fourfold::model

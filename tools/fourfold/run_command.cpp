@@ -1,0 +1,209 @@
+// fourfold run: prefill a prompt and decode, on a model folder or a preset built in memory, and report
+// tokens/s, the fraction of the decode bandwidth floor, the tiers and ISA used, memory at three levels and the
+// generated tokens.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "check/memory_workload.h"
+#include "check/records.h"
+#include "check/roofline_probes.h"
+#include "commands.h"
+#include "fourfold/allocator.h"
+#include "fourfold/errors.h"
+#include "fourfold/memory_probe.h"
+#include "fourfold/parallel.h"
+#include "fourfold/policy.h"
+#include "model/bandwidth_floor.h"
+#include "model/generation.h"
+#include "model/model_source.h"
+
+namespace fourfold::cli {
+namespace {
+
+struct RunOptions {
+  std::string model_dir, preset;
+  int64_t prompt_tokens = 32, gen = 16;
+  int64_t layers = 0;
+  int threads = 0;
+  std::vector<std::string> force;
+  std::string dtype = "f32", kv_dtype = "bf16";
+  std::string json_path;
+  double temperature = 0.0, top_p = 1.0;
+  int64_t top_k = 0;
+  uint64_t seed = 0;
+  bool quick_probe = true;
+};
+
+std::string bytes(uint64_t n) {
+  if (n >= (1ull << 30)) return fmt::format("{:.2f} GiB", n / double(1ull << 30));
+  if (n >= (1ull << 20)) return fmt::format("{:.1f} MiB", n / double(1ull << 20));
+  if (n >= (1ull << 10)) return fmt::format("{:.1f} KiB", n / double(1ull << 10));
+  return fmt::format("{} B", n);
+}
+
+struct TierLine {
+  std::string op, tier, variant;
+  uint64_t calls = 0;
+};
+
+std::vector<TierLine> tiers_used() {
+  std::vector<TierLine> out;
+  for (const DispatchCount& d : dispatch_counts()) {
+    OpDispatch o{d.op, d.calls[0], d.calls[1], d.calls[2], d.last_variant};
+    out.push_back({d.op, dispatch_tier(o), d.last_variant, d.calls[0] + d.calls[1] + d.calls[2]});
+  }
+  return out;
+}
+
+void run(const RunOptions& o) {
+  apply_threads(o.threads);
+  std::string policy_text;
+  for (const std::string& f : o.force) policy_text += (policy_text.empty() ? "" : ",") + f;
+  const Policy policy = policy_text.empty() ? current_policy() : Policy::parse(policy_text);
+  const DType act = parse_dtype(o.dtype), kv = parse_dtype(o.kv_dtype);
+  if (act != DType::f32 && act != DType::bf16) fail<ValueError>("run", "--dtype", "bf16 or f32", o.dtype);
+  if (kv != DType::f32 && kv != DType::bf16) fail<ValueError>("run", "--kv-dtype", "bf16 or f32", o.kv_dtype);
+  if (!o.model_dir.empty() && !o.preset.empty()) fail<ValueError>("run", "--model", "either --model or --preset", "both");
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  const auto say = [&](const std::string& m) {
+    if (tty) fmt::print(stderr, "\r\033[K{}", m);
+  };
+
+  say("loading the model...");
+  const std::optional<int64_t> layers = o.layers > 0 ? std::optional<int64_t>(o.layers) : std::nullopt;
+  model::ModelSource source = model::open_model(o.model_dir, o.preset, o.seed, layers);
+  const std::string description = source.description();
+  const model::ModelConfig config = source.config;
+  model::DecoderOptions dopt;
+  dopt.activation = act;
+  dopt.kv_cache = kv;
+  dopt.max_context = o.prompt_tokens + o.gen;
+  model::Decoder decoder(config, model::bind_weights(config, std::move(source.weights), act, source.name), dopt);
+  const std::vector<int64_t> prompt = model::synthetic_prompt(o.prompt_tokens, config.vocab_size, o.seed);
+  model::Sampler sampler({o.temperature, o.top_k, o.top_p, o.seed});
+
+  ScopedPolicy scope(policy);
+  reset_dispatch_counts();
+  model::Generation g;
+  const MemoryRecord memory = measure_memory([&] {
+    say(fmt::format("prefill of {} tokens...", prompt.size()));
+    g = model::generate(decoder, prompt, o.gen, sampler, [&](int64_t done, int64_t total) {
+      say(fmt::format("decode {}/{} (context {})", done, total, decoder.position()));
+    });
+  });
+  const std::vector<TierLine> tiers = tiers_used();
+  const ProcessMemory now = read_process_memory();   // before the probe's buffer joins the resident set
+  say("probing the read bandwidth for the floor...");
+  const RooflineProbe probe = measure_roofline(o.quick_probe ? ProbeBudget::quick() : ProbeBudget{});
+  say("");
+  if (tty) fmt::print(stderr, "\r\033[K");
+
+  const double prefill_tps = g.prefill_tokens_per_s(o.prompt_tokens), decode_tps = g.decode_tokens_per_s();
+  const double mean_context = o.prompt_tokens + 0.5 * static_cast<double>(g.decoded_tokens);
+  const model::DecodeFloor floor = model::decode_floor(decoder, mean_context, probe.read_gbs.median);
+  const model::ModelWeights& w = decoder.weights();
+
+  fmt::print("model: {}\n", description);
+  fmt::print("weights {}, activations {}, kv cache {}, threads {}, policy {}\n",
+             dtype_name(w.layers.empty() ? w.embed_tokens.dtype() : w.layers[0].attention.q.weight.dtype()),
+             dtype_name(act), dtype_name(kv), num_threads(),
+             policy.to_string().empty() ? "none: the fastest tier per op" : policy.to_string());
+  fmt::print("prefill: {} tokens in {:.3f} s = {:.1f} tokens/s\n", o.prompt_tokens, g.prefill_seconds, prefill_tps);
+  fmt::print("decode: {} tokens in {:.3f} s = {:.2f} tokens/s (context {} -> {})\n", g.decoded_tokens,
+             g.decode_seconds, decode_tps, o.prompt_tokens + 1, g.context);
+  fmt::print("bandwidth floor: {} active weights + {} KV per token (mean context {:.0f}) over {:.1f} GB/s read = "
+             "{:.3f} ms/token; decode reached {:.1f}% of the floor\n",
+             bytes(floor.weight_bytes), bytes(floor.kv_bytes), mean_context, floor.read_gb_per_s,
+             floor.seconds_per_token() * 1e3, 100.0 * floor.fraction(decode_tps));
+  std::string tier_text;
+  for (const TierLine& t : tiers)
+    tier_text += fmt::format("{}{} {}{} x{}", tier_text.empty() ? "" : ", ", t.op, t.tier,
+                             t.variant.empty() ? "" : " (" + t.variant + ")", t.calls);
+  fmt::print("tiers: {}\n", tier_text);
+  const Manifest manifest_now = collect_manifest({}, {});
+  fmt::print("isa: kernels {}; host {}\n", manifest_now.isa_variant, fmt::join(manifest_now.isa_flags, " "));
+  fmt::print("memory (process): rss {} now, peak {} during the run (anon {}, file {}){}\n", bytes(now.rss_bytes),
+             bytes(memory.process_peak_bytes), bytes(memory.process_peak_anon_bytes),
+             bytes(memory.process_peak_file_bytes), memory.peak_reset_supported ? "" : " [peak since process start]");
+  fmt::print("memory (allocator): allocated peak {}, reserved peak {} (kv cache {} of it)\n",
+             bytes(memory.allocated_peak_bytes), bytes(memory.reserved_peak_bytes), bytes(decoder.cache().nbytes()));
+  fmt::print("memory (mapped weights): {}{}\n", bytes(source.mapped_bytes),
+             source.from_files ? "" : " (a preset: its weights were built in the allocator)");
+  fmt::print("memory (copied at load): {}{}\n", bytes(w.copied_bytes),
+             w.copies.empty() ? " (every weight used in place)" : "");
+  for (size_t i = 0; i < w.copies.size() && i < 3; ++i) fmt::print("  {}\n", w.copies[i]);
+  if (w.copies.size() > 3) fmt::print("  ... and {} more of the same kind\n", w.copies.size() - 3);
+  fmt::print("tokens: {}\n", fmt::join(g.tokens, " "));
+
+  if (o.json_path.empty()) return;
+  Workload workload;
+  workload.kind = source.from_files ? WorkloadKind::model : WorkloadKind::preset;
+  workload.name = source.name;
+  workload.config_hash = source.config_hash;
+  workload.preset = source.from_files ? "" : source.name;
+  workload.seed = o.seed;
+  workload.context_lengths = {o.prompt_tokens};
+  workload.repeats = 1;
+  RecordSet records;
+  {
+    ScopedPolicy again(policy);
+    records.manifest = collect_manifest(workload, {std::string(dtype_name(act)), std::string(dtype_name(kv))});
+  }
+  records.manifest.machine_before.read_bandwidth_gb_per_s = probe.read_gbs.median;
+  records.throughput = ThroughputRecord{0,
+                                        {{"prefill", o.prompt_tokens, 0, prefill_tps, prefill_tps, prefill_tps, {prefill_tps}},
+                                         {"decode", o.prompt_tokens, g.decoded_tokens, decode_tps, decode_tps, decode_tps, {decode_tps}}}};
+  records.memory = memory;
+  records.memory->mapped_weights_bytes = source.mapped_bytes;
+  nlohmann::json out = nlohmann::json::parse(to_json_text(records));
+  out["run"] = {{"model", description},
+                {"prompt_tokens", o.prompt_tokens},
+                {"generated_tokens", g.tokens},
+                {"prefill_seconds", g.prefill_seconds},
+                {"decode_seconds", g.decode_seconds},
+                {"decoded_tokens", g.decoded_tokens},
+                {"context_reached", g.context},
+                {"bandwidth_floor", {{"active_weight_bytes_per_token", floor.weight_bytes},
+                                     {"kv_bytes_per_token", floor.kv_bytes},
+                                     {"mean_context", mean_context},
+                                     {"read_gb_per_s", floor.read_gb_per_s},
+                                     {"floor_seconds_per_token", floor.seconds_per_token()},
+                                     {"fraction_reached", floor.fraction(decode_tps)}}},
+                {"weights_copied_at_load_bytes", w.copied_bytes},
+                {"weights_copied_at_load", w.copies},
+                {"kv_cache_bytes", decoder.cache().nbytes()}};
+  write_text_file(o.json_path, out.dump(1) + "\n");
+  fmt::print("wrote {}\n", o.json_path);
+}
+
+}  // namespace
+
+void register_run(CLI::App& app) {
+  auto* cmd = app.add_subcommand("run", "prefill a prompt and decode tokens on a model folder or a built-in preset");
+  static RunOptions o;
+  cmd->add_option("--model", o.model_dir, "Hugging Face model folder (config.json + safetensors)");
+  cmd->add_option("--preset", o.preset, "built-in model built in memory: tiny-moe (default), tiny-qwen3, tiny-llama, "
+                                        "small-moe, qwen3-30b-a3b");
+  cmd->add_option("--layers", o.layers, "preset only: number of layers")->check(CLI::Range(1, 1000));
+  cmd->add_option("--prompt-tokens", o.prompt_tokens, "prompt length (synthetic token ids)")
+      ->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--gen", o.gen, "tokens to generate")->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--force", o.force, "policy: a tier for all ops (reference, generic, dedicated) or op=tier, repeatable");
+  cmd->add_option("--dtype", o.dtype, "activations: f32 or bf16")->capture_default_str();
+  cmd->add_option("--kv-dtype", o.kv_dtype, "KV cache: bf16 or f32")->capture_default_str();
+  cmd->add_option("--temperature", o.temperature, "0: greedy")->capture_default_str();
+  cmd->add_option("--top-k", o.top_k, "0: no top-k")->capture_default_str();
+  cmd->add_option("--top-p", o.top_p, "nucleus mass")->capture_default_str();
+  cmd->add_option("--seed", o.seed, "seed of the synthetic weights, the prompt and the sampler")->capture_default_str();
+  cmd->add_option("--json", o.json_path, "also write the figures as JSON (a record set with a 'run' section)");
+  add_threads_option(*cmd, o.threads);
+  cmd->callback([] { run(o); });
+}
+
+}  // namespace fourfold::cli

@@ -19,11 +19,9 @@ struct EndToEndOptions {
   std::string model_dir;                         // a Hugging Face folder; empty: the preset
   std::string preset = "tiny-moe";               // built in memory with synthetic weights from `seed`
   uint64_t seed = 0;
-  // The figures are decode at 512 and 2048 (`fourfold check --e2e-contexts 512,2048`). The default is
-  // shorter while attention has only the float64 reference tier: filling a cache to 2048 positions costs
-  // minutes there. Move it to {512, 2048} once sdpa has a fast tier.
+  // The figures: decode at contexts 512 and 2048.
   int64_t prefill_tokens = 64;                   // the prefill figure's prompt
-  std::vector<int64_t> decode_contexts = {64, 256};
+  std::vector<int64_t> decode_contexts = {512, 2048};
   int64_t decode_tokens = 8;                     // decode steps per timed sample
   int repeats = 3;                               // A B sample pairs per figure
   int64_t correctness_prompt = 16, correctness_steps = 32;

@@ -12,9 +12,9 @@ Tensor attention(const Tensor& x, const AttentionWeights& w, const ModelConfig& 
     q = rms_norm(q, {d}, w.q_norm, c.rms_norm_eps);
     k = rms_norm(k, {d}, w.k_norm, c.rms_norm_eps);
   }
-  // cos/sin [T, 1, D/2] broadcast over the heads.
-  q = rotary_embedding(q, cos.unsqueeze(1), sin.unsqueeze(1));
-  k = rotary_embedding(k, cos.unsqueeze(1), sin.unsqueeze(1));
+  // cos/sin [T, 1, D/2] broadcast over the heads; q and k are this call's own tensors, so rotated in place.
+  rotary_embedding_(q, cos.unsqueeze(1), sin.unsqueeze(1));
+  rotary_embedding_(k, cos.unsqueeze(1), sin.unsqueeze(1));
   cache.write(layer, start, k, v);
   // Attention runs in the cache's dtype (sdpa takes one dtype): a bf16 cache gives bf16 attention, as PyTorch
   // does with a bf16 cache; q is converted, not the cache.

@@ -1,6 +1,9 @@
 #include "model/decoder.h"
 
+#include <tuple>
+
 #include "fourfold/errors.h"
+#include "fourfold/moe.h"
 #include "model/attention.h"
 #include "model/dense_mlp.h"
 
@@ -22,8 +25,7 @@ Decoder::Decoder(ModelConfig config, ModelWeights weights, const DecoderOptions&
 
 Tensor Decoder::mlp(const LayerWeights& layer, const Tensor& x) const {
   if (layer.mlp) return dense_mlp(x, *layer.mlp);
-  // Switch point for the op API's grouped_mm moe_block (same signature) once it lands.
-  return moe_block_fallback(x, layer.moe->router, layer.moe->experts, config_.num_experts_per_tok,
+  return moe_block(x, layer.moe->router, layer.moe->experts, config_.num_experts_per_tok,
                             config_.norm_topk_prob);
 }
 
@@ -42,16 +44,20 @@ Tensor Decoder::forward(std::span<const int64_t> tokens, bool all_logits) {
   const Tensor ids = Tensor::from_values(std::vector<int64_t>(tokens.begin(), tokens.end()), {t}, DType::i64);
   Tensor x = embedding(weights_.embed_tokens, ids).to(options_.activation);
   const Tensor cos = rotary_.cos.narrow(0, position_, t), sin = rotary_.sin.narrow(0, position_, t);
+  // Each residual add is fused with the RMSNorm that follows it (add_rms_norm): the sum is the new residual
+  // stream, the normed sum the next block's input.
+  const double eps = config_.rms_norm_eps;
+  Tensor normed = rms_norm(x, {h}, weights_.layers.empty() ? weights_.final_norm : weights_.layers[0].input_norm, eps);
   for (int64_t l = 0; l < config_.num_hidden_layers; ++l) {
     const LayerWeights& layer = weights_.layers[l];
-    const Tensor a = attention(rms_norm(x, {h}, layer.input_norm, config_.rms_norm_eps), layer.attention, config_,
-                               cos, sin, cache_, l, position_);
-    x = add(x, a);
-    x = add(x, mlp(layer, rms_norm(x, {h}, layer.post_attention_norm, config_.rms_norm_eps)));
+    const Tensor a = attention(normed, layer.attention, config_, cos, sin, cache_, l, position_);
+    std::tie(normed, x) = add_rms_norm(a, x, {h}, layer.post_attention_norm, eps);
+    const Tensor& next_norm = l + 1 < config_.num_hidden_layers ? weights_.layers[l + 1].input_norm : weights_.final_norm;
+    std::tie(normed, x) = add_rms_norm(mlp(layer, normed), x, {h}, next_norm, eps);
   }
   position_ += t;
-  if (!all_logits) x = x.narrow(0, t - 1, 1);
-  return linear(rms_norm(x, {h}, weights_.final_norm, config_.rms_norm_eps), weights_.lm_head).to(DType::f32);
+  if (!all_logits) normed = normed.narrow(0, t - 1, 1);
+  return linear(normed, weights_.lm_head).to(DType::f32);
 }
 
 }  // namespace fourfold::model

@@ -3,7 +3,7 @@
 namespace fourfold::model {
 
 Tensor dense_mlp(const Tensor& x, const DenseMlpWeights& w) {
-  return project(mul(silu(project(x, w.gate)), project(x, w.up)), w.down);
+  return project(silu_mul(project(x, w.gate), project(x, w.up)), w.down);
 }
 
 }  // namespace fourfold::model

@@ -38,8 +38,13 @@ void check_weight(const char* op, const char* name, const char* scale_name, cons
     check::size_is(op, scale_name, *scale, 2, blocks_of(in_size), "ceil(in/128)");
     return;
   }
-  if (w.dtype() != x.dtype())
-    fail<DTypeError>(op, name, fmt::format("dtype {} (that of 'x') or float8_e4m3fn", dtype_name(x.dtype())),
+  // As linear: x's dtype, or bf16/f16 storage under f32 x (weight-only low precision for decode).
+  const bool low_precision_storage =
+      x.dtype() == DType::f32 && (w.dtype() == DType::bf16 || w.dtype() == DType::f16);
+  if (w.dtype() != x.dtype() && !low_precision_storage)
+    fail<DTypeError>(op, name,
+                     fmt::format("dtype {} (that of 'x'), float8_e4m3fn, or bf16/f16 under float32 'x'",
+                                 dtype_name(x.dtype())),
                      std::string(dtype_name(w.dtype())));
   if (scale) fail<ValueError>(op, scale_name, fmt::format("no scale: '{}' is not fp8", name), "a scale tensor");
 }
@@ -110,7 +115,8 @@ Tensor moe_block(const Tensor& x, const Tensor& router_weight, const MoeExpertWe
                  bool norm_topk_prob) {
   const Sizes s = check_experts(kBlock, x, w);
   check::defined(kBlock, "router_weight", router_weight);
-  check::same_dtype(kBlock, "router_weight", router_weight, "x", x);
+  if (!(x.dtype() == DType::f32 && (router_weight.dtype() == DType::bf16 || router_weight.dtype() == DType::f16)))
+    check::same_dtype(kBlock, "router_weight", router_weight, "x", x);
   check::rank(kBlock, "router_weight", router_weight, 2, "[E, H]");
   check::size_is(kBlock, "router_weight", router_weight, 0, s.experts, "E, the experts of 'gate'");
   check::size_is(kBlock, "router_weight", router_weight, 1, s.hidden, "H, dim 1 of 'x'");

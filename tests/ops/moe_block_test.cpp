@@ -154,6 +154,20 @@ TEST(MoeBlock, Bf16TiersMatchTheReference) {
   }
 }
 
+// The engine's decode layout: f32 activations over bf16 expert and router weights (weight-only storage), on every
+// tier against the hand loop over the stored bf16 values.
+TEST(MoeBlock, Bf16WeightsUnderF32ActivationsMatchTheHandLoop) {
+  Model m = make(4, 70, 45, 8, DType::bf16, false, 90);
+  m.x = randn({4, 70}, DType::f32, 91);
+  const std::vector<double> want = hand_loop(m, 2, true);
+  EXPECT_TRUE(all_close(block_on("reference", m, 2, true, Tier::reference), want, 1e-5, 1e-6));
+  EXPECT_TRUE(all_close(block_on("generic", m, 2, true, Tier::generic), want, 1e-4, 1e-5));
+  for (cpu::Isa isa : cpu::host_isas()) {
+    cpu::ScopedIsa level(isa);
+    EXPECT_TRUE(all_close(block_on("dedicated", m, 2, true, Tier::dedicated), want, 1e-4, 1e-5)) << cpu::isa_name(isa);
+  }
+}
+
 // fp8 experts with 128x128 block scales (two blocks along each dim, the last partial): the reference against
 // the hand loop, the generic and dedicated tiers (every ISA level) against the reference.
 TEST(MoeBlock, Fp8ExpertsOnTheReferenceAndGenericTiers) {
@@ -212,8 +226,8 @@ TEST(MoeBlock, BadArgumentsNameTheOpAndArgument) {
   EXPECT_TRUE(throws_with<ValueError>([&] { moe_block(m.x, m.router, m.w, 0, true); }, {"moe_block", "top_k"}));
   EXPECT_TRUE(throws_with<ValueError>([&] { moe_block(m.x, m.router, m.w, 5, true); }, {"moe_block", "top_k"}));
   MoeExpertWeights bad = m.w;
-  bad.up = m.w.up.to(DType::bf16);
-  EXPECT_TRUE(throws_with<DTypeError>([&] { moe_block(m.x, m.router, bad, 2, true); }, {"moe_block", "up"}));
+  bad.up = m.w.up.to(DType::f64);   // bf16/f16 storage under f32 x is allowed; another float type is not
+  EXPECT_TRUE(throws_with<DTypeError>([&] { moe_block(m.x, m.router, bad, 2, true); }, {"moe_block", "up", "float64"}));
   bad = m.w;
   bad.down = m.w.down.transpose(1, 2);
   EXPECT_TRUE(throws_with<ShapeError>([&] { moe_block(m.x, m.router, bad, 2, true); }, {"moe_block", "down"}));

@@ -30,7 +30,7 @@ bool last_contiguous(const Tensor& t) { return t.size(-1) <= 1 || t.stride(-1) =
 bool weight_ok(const Tensor& w, const Tensor* scale, DType x) {
   if (!last_contiguous(w)) return false;
   if (w.dtype() == DType::f8_e4m3fn) return scale != nullptr && last_contiguous(*scale);
-  return w.dtype() == x;
+  return w.dtype() == x || (x == DType::f32 && w.dtype() == DType::bf16);   // bf16 storage under f32 x
 }
 
 // A DotTile's B for rows [row0, ...) of expert e of weight w (and its scales, for fp8).

@@ -21,7 +21,10 @@ constexpr const char* kModelTypes = "one of qwen3_moe, qwen3, qwen2, llama";
 // A found value for an error message: its JSON text, shortened (a fuzzed config can hold megabytes).
 std::string shown(const json& value) {
   std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
-  if (text.size() > 80) text = text.substr(0, 77) + "...";
+  if (text.size() > 80) {
+    text.resize(77);
+    text += "...";
+  }
   return text;
 }
 

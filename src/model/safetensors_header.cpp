@@ -45,13 +45,21 @@ size_t element_size(DType dtype) {
 
 std::string shown(const json& value) {
   std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
-  if (text.size() > 80) text = text.substr(0, 77) + "...";
+  if (text.size() > 80) {
+    text.resize(77);
+    text += "...";
+  }
   return text;
 }
 
 // A name for messages: tensor names come from the file, so they are cut to a readable length.
 std::string tensor_label(const std::string& name) {
-  return "tensor " + (name.size() > 200 ? name.substr(0, 197) + "..." : name);
+  std::string label = "tensor " + name;
+  if (label.size() > 200) {
+    label.resize(197);
+    label += "...";
+  }
+  return label;
 }
 
 uint64_t read_u64_le(const uint8_t* p) {
@@ -60,29 +68,50 @@ uint64_t read_u64_le(const uint8_t* p) {
   return v;
 }
 
-// JSON parsing that remembers the first key repeated within one object: nlohmann keeps the last silently, and
-// a duplicated tensor name would hide a tensor.
-json parse_rejecting_duplicates(const char* first, const char* last, const std::string& file_name) {
-  std::vector<std::set<std::string>> open_objects;
+// The first key repeated within one JSON object, if any: nlohmann keeps the last of a repeated key silently, and
+// a duplicated tensor name would hide a tensor. A SAX pass (linear; nlohmann's parse callbacks rescan the parent
+// object at every object end, which is quadratic in the tensor count).
+class DuplicateKeyFinder : public nlohmann::json_sax<json> {
+ public:
   std::string duplicate;
-  const json::parser_callback_t cb = [&](int, json::parse_event_t event, json& parsed) {
-    if (event == json::parse_event_t::object_start) {
-      open_objects.emplace_back();
-    } else if (event == json::parse_event_t::object_end) {
-      if (!open_objects.empty()) open_objects.pop_back();
-    } else if (event == json::parse_event_t::key && !open_objects.empty() && parsed.is_string()) {
-      if (!open_objects.back().insert(parsed.get<std::string>()).second && duplicate.empty())
-        duplicate = parsed.get<std::string>();
-    }
+  bool start_object(std::size_t) override {
+    open_.emplace_back();
     return true;
-  };
+  }
+  bool end_object() override {
+    open_.pop_back();
+    return true;
+  }
+  bool key(string_t& k) override {
+    if (!open_.back().insert(k).second && duplicate.empty()) duplicate = k;
+    return true;
+  }
+  bool null() override { return true; }
+  bool boolean(bool) override { return true; }
+  bool number_integer(number_integer_t) override { return true; }
+  bool number_unsigned(number_unsigned_t) override { return true; }
+  bool number_float(number_float_t, const string_t&) override { return true; }
+  bool string(string_t&) override { return true; }
+  bool binary(binary_t&) override { return true; }
+  bool start_array(std::size_t) override { return true; }
+  bool end_array() override { return true; }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) override { return false; }
+
+ private:
+  std::vector<std::set<std::string>> open_;
+};
+
+json parse_rejecting_duplicates(const char* first, const char* last, const std::string& file_name) {
   json root;
   try {
-    root = json::parse(first, last, cb);
+    root = json::parse(first, last);
   } catch (const json::exception& e) {
     fail<FormatError>(file_name, "header", "valid JSON", e.what());
   }
-  if (!duplicate.empty()) fail<FormatError>(file_name, tensor_label(duplicate), "a name used once", "it twice");
+  DuplicateKeyFinder finder;
+  json::sax_parse(first, last, &finder);
+  if (!finder.duplicate.empty())
+    fail<FormatError>(file_name, tensor_label(finder.duplicate), "a name used once", "it twice");
   return root;
 }
 

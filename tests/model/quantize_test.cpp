@@ -1,5 +1,7 @@
 // FP8 checkpoints: quantize, write, load; the dequantized weights are within FP8's error of the originals, the
 // scales have Hugging Face's shapes, everything else is untouched. Also the make-model and quantize commands.
+#include <unistd.h>
+
 #include <cmath>
 
 #include <gtest/gtest.h>
@@ -16,6 +18,16 @@ namespace {
 namespace fs = std::filesystem;
 using fourfold::testing::bit_equal;
 using fourfold::testing::throws_with;
+
+// The folders this process made under the temp directory are removed when the tests end.
+struct RemoveTempDirs {
+  ~RemoveTempDirs() {
+    std::error_code ec;
+    const std::string mine = "fourfold_quantize_" + std::to_string(::getpid()) + "_";
+    for (const auto& entry : fs::directory_iterator(fs::temp_directory_path(), ec))
+      if (entry.path().filename().string().rfind(mine, 0) == 0) fs::remove_all(entry.path(), ec);
+  }
+} remove_temp_dirs;
 
 fs::path temp_dir(const std::string& suffix = "") {
   const fs::path dir = fs::temp_directory_path() /

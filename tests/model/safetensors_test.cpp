@@ -2,6 +2,8 @@
 // giving a FormatError that names the file and the tensor.
 #include <fstream>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "model/safetensors.h"
@@ -14,6 +16,16 @@ namespace fs = std::filesystem;
 using fourfold::testing::bit_equal;
 using fourfold::testing::random_bits;
 using fourfold::testing::throws_with;
+
+// The folders this process made under the temp directory are removed when the tests end.
+struct RemoveTempDirs {
+  ~RemoveTempDirs() {
+    std::error_code ec;
+    const std::string mine = "fourfold_safetensors_" + std::to_string(::getpid()) + "_";
+    for (const auto& entry : fs::directory_iterator(fs::temp_directory_path(), ec))
+      if (entry.path().filename().string().rfind(mine, 0) == 0) fs::remove_all(entry.path(), ec);
+  }
+} remove_temp_dirs;
 
 fs::path temp_dir() {
   const fs::path dir = fs::temp_directory_path() /
@@ -100,7 +112,9 @@ TEST(Safetensors, AlignmentAndExpertAdjacency) {
   write_safetensors(file, tensors);
   const SafetensorsFile read = read_safetensors(file);
   for (const auto& [name, t] : read.tensors) {
-    if (name != "odd") EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data()) % 8, 0u) << name;
+    if (name != "odd") {
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data()) % 8, 0u) << name;
+    }
     if (name[0] == 'e') experts.push_back(t);
   }
   EXPECT_EQ(read.tensors.back().first, "odd");

@@ -97,12 +97,14 @@ class Reader {
   std::string prefix_;
 };
 
+// Recent transformers write "dtype" where older ones wrote "torch_dtype"; either is read.
 DType parse_torch_dtype(const Reader& r) {
-  const std::string name = r.string("torch_dtype", "bfloat16");
+  const char* key = r.find("torch_dtype") || !r.find("dtype") ? "torch_dtype" : "dtype";
+  const std::string name = r.string(key, "bfloat16");
   if (name == "bfloat16") return DType::bf16;
   if (name == "float16") return DType::f16;
   if (name == "float32") return DType::f32;
-  r.bad("torch_dtype", "one of bfloat16, float16, float32", name);
+  r.bad(key, "one of bfloat16, float16, float32", name);
 }
 
 std::optional<RopeScaling> parse_rope_scaling(const Reader& r) {

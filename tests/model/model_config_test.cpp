@@ -109,6 +109,10 @@ TEST(ModelConfig, DefaultsFollowTransformers) {
   EXPECT_TRUE(c.attention_bias);          // qwen2 always has q/k/v biases
   EXPECT_EQ(c.torch_dtype, DType::bf16);
   EXPECT_FALSE(c.rope_scaling.has_value());
+  json j = json::parse(model_config_to_json(c));
+  j.erase("torch_dtype");
+  j["dtype"] = "float32";   // newer transformers' spelling
+  EXPECT_EQ(parse_model_config(j.dump(), "config.json").torch_dtype, DType::f32);
   EXPECT_FALSE(c.quantization.has_value());
 }
 

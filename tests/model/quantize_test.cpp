@@ -145,6 +145,14 @@ TEST(Quantize, MakeModelAndQuantizeCommandsWriteLoadableFolders) {
   ASSERT_TRUE(lb.config.quantization.has_value());
   EXPECT_TRUE(lb.config.quantization->weight_block_size.has_value());
   EXPECT_LT(b.bytes, a.bytes);
+  for (const char* p : {"gate_proj", "up_proj", "down_proj"})
+    for (const char* suffix : {"weight", "weight_scale_inv"}) {
+      // Experts and their scales are each one [E, ...] view of the map.
+      const Tensor stacked = stacked_experts(lb.config, lb.weights, 0, p, suffix);
+      const std::string first = layer_weight(0, std::string("mlp.experts.0.") + p + "." + suffix);
+      EXPECT_EQ(stacked.data(), lb.weights.at(first).data()) << first;
+      EXPECT_EQ(stacked.size(0), lb.config.num_experts);
+    }
 
   // quantize of the bf16 folder with fp8-block reproduces make-model --dtype fp8 byte for byte.
   quantize_model_folder(bf16, "fp8-block", again);

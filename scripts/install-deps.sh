@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what fourfold needs to build and test on Debian 12, from Debian's own packages.
 set -euo pipefail
+# libopenblas-dev: only the gemm_vs_openblas bench links it. clang and its runtime libraries build the libFuzzer
+# target (scripts/fuzz.sh).
 packages=(build-essential cmake ninja-build git libgtest-dev libfmt-dev nlohmann-json3-dev libcli11-dev
-          libopenblas-dev)   # libopenblas-dev: only the gemm_vs_openblas bench links it
+          libopenblas-dev clang libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Builds the release and asan (AddressSanitizer + UBSan) presets and runs every test on both. ctest's summary
-# of the asan run is the last thing printed.
+# Builds the release and asan (AddressSanitizer + UBSan) presets and runs every test on both, then a short fuzz
+# run of the safetensors and config.json parsers (scripts/fuzz.sh; FUZZ_SECONDS sets its length).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -10,3 +10,4 @@ for preset in release asan; do
 done
 ctest --preset release
 ctest --preset asan
+bash scripts/fuzz.sh

@@ -16,6 +16,8 @@ int main(int argc, char** argv) {
   fourfold::cli::register_bench(app);
   fourfold::cli::register_check(app);
   fourfold::cli::register_run(app);
+  fourfold::cli::register_make_model(app);
+  fourfold::cli::register_quantize(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

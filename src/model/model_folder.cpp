@@ -1,0 +1,244 @@
+// Loading and writing Hugging Face model folders, checked tensor by tensor against the config's layout.
+#include "model/model_folder.h"
+
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "fourfold/errors.h"
+#include "model/safetensors.h"
+#include "model/weight_layout.h"
+
+namespace fourfold::model {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+constexpr const char* kConfigFile = "config.json";
+constexpr const char* kSingleFile = "model.safetensors";
+constexpr const char* kIndexFile = "model.safetensors.index.json";
+const std::regex kShardName(R"(model-\d{5}-of-\d{5}\.safetensors)");
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail<FormatError>(path.string(), "file", "a readable file", "none there");
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+void write_text(const fs::path& path, const std::string& text) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << text;
+  out.flush();
+  if (!out) fail<FormatError>(path.string(), "file", "a writable path", "a failed write");
+}
+
+std::string describe(const Shape& shape, DType dtype) {
+  return fmt::format("{} {}", dtype_name(dtype), shape_string(shape));
+}
+
+// model.safetensors.index.json: {"metadata": {...}, "weight_map": {tensor: file}}. File names must be plain
+// names inside the folder (an index pointing at ../elsewhere is refused).
+std::map<std::string, std::string> read_weight_map(const fs::path& index_path) {
+  const std::string where = index_path.string();
+  json root;
+  try {
+    root = json::parse(read_text(index_path));
+  } catch (const json::exception& e) {
+    fail<FormatError>(where, "index", "valid JSON", e.what());
+  }
+  if (!root.is_object() || !root.contains("weight_map") || !root["weight_map"].is_object())
+    fail<FormatError>(where, "weight_map", "an object of tensor name to file name", "none");
+  std::map<std::string, std::string> map;
+  for (const auto& [tensor, file] : root["weight_map"].items()) {
+    if (!file.is_string() || file.get<std::string>().empty() ||
+        file.get<std::string>().find('/') != std::string::npos || file.get<std::string>() == ".." ||
+        file.get<std::string>() == ".")
+      fail<FormatError>(where, "tensor " + tensor, "a file name in this folder",
+                        file.dump(-1, ' ', false, json::error_handler_t::replace));
+    map[tensor] = file.get<std::string>();
+  }
+  return map;
+}
+
+// The groups tensors are written in (a group is never split across shards): weight_layout order, each
+// projection with its scale, and each MoE layer's experts regrouped per projection in expert order.
+std::vector<std::vector<std::string>> write_groups(const ModelConfig& config) {
+  std::vector<std::vector<std::string>> groups;
+  const bool fp8 = config.quantization.has_value();
+  for (const WeightSpec& spec : weight_layout(config)) {
+    if (spec.name.find(".mlp.experts.") != std::string::npos) continue;   // grouped after the router below
+    if (spec.role == WeightRole::projection && fp8)
+      groups.push_back({spec.name, fp8_scale_name(spec.name)});
+    else
+      groups.push_back({spec.name});
+    if (spec.role == WeightRole::router) {
+      for (const char* projection : {"gate_proj", "up_proj", "down_proj"}) {
+        std::vector<std::string> experts, scales;
+        for (int64_t e = 0; e < config.num_experts; ++e) {
+          experts.push_back(expert_weight(spec.layer, e, projection));
+          scales.push_back(fp8_scale_name(experts.back()));
+        }
+        groups.push_back(experts);
+        if (fp8) groups.push_back(scales);
+      }
+    }
+  }
+  return groups;
+}
+
+void remove_earlier_checkpoint(const fs::path& dir) {
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
+    const std::string name = entry.path().filename().string();
+    if (name == kSingleFile || name == kIndexFile || std::regex_match(name, kShardName)) fs::remove(entry.path());
+  }
+}
+
+}  // namespace
+
+std::map<std::string, ExpectedTensor> expected_tensors(const ModelConfig& config) {
+  std::map<std::string, ExpectedTensor> out;
+  for (const WeightSpec& spec : weight_layout(config)) {
+    if (config.quantization && spec.role == WeightRole::projection) {
+      out[spec.name] = {spec.shape, DType::f8_e4m3fn};
+      out[fp8_scale_name(spec.name)] = {fp8_scale_shape(config, spec.shape), DType::f32};
+    } else {
+      out[spec.name] = {spec.shape, config.torch_dtype};
+    }
+  }
+  return out;
+}
+
+void check_weights(const ModelConfig& config, const TensorMap& weights, const std::string& where,
+                   const std::map<std::string, std::string>& file_of) {
+  const auto file = [&](const std::string& name) {
+    const auto it = file_of.find(name);
+    return it == file_of.end() ? where : (fs::path(where) / it->second).string();
+  };
+  const std::map<std::string, ExpectedTensor> expected = expected_tensors(config);
+  for (const auto& [name, e] : expected) {
+    const auto it = weights.find(name);
+    if (it == weights.end())
+      fail<FormatError>(where, "tensor " + name, describe(e.shape, e.dtype), "no such tensor (missing)");
+    if (it->second.shape() != e.shape || it->second.dtype() != e.dtype)
+      fail<FormatError>(file(name), "tensor " + name, describe(e.shape, e.dtype),
+                        describe(it->second.shape(), it->second.dtype()));
+  }
+  for (const auto& [name, t] : weights)
+    if (!expected.count(name))
+      fail<FormatError>(file(name), "tensor " + name,
+                        fmt::format("only the tensors of a {} checkpoint of this config", config.model_type),
+                        "an extra tensor " + describe(t.shape(), t.dtype()));
+}
+
+LoadedModel load_model_folder(const fs::path& dir) {
+  LoadedModel m;
+  const fs::path config_path = dir / kConfigFile;
+  m.config = parse_model_config(read_text(config_path), config_path.string());
+
+  std::map<std::string, std::string> weight_map;   // empty: one model.safetensors
+  std::vector<std::string> files;
+  if (fs::exists(dir / kIndexFile)) {
+    weight_map = read_weight_map(dir / kIndexFile);
+    std::set<std::string> unique;
+    for (const auto& [tensor, file] : weight_map) unique.insert(file);
+    files.assign(unique.begin(), unique.end());
+  } else if (fs::exists(dir / kSingleFile)) {
+    files.push_back(kSingleFile);
+  } else {
+    fail<FormatError>(dir.string(), "weights", fmt::format("{} or {} with its shards", kSingleFile, kIndexFile),
+                      "neither");
+  }
+
+  for (const std::string& file : files) {
+    SafetensorsFile f = read_safetensors(dir / file);
+    m.mapped_bytes += f.mapped_bytes;
+    for (auto& [name, reason] : f.copied) m.copied[name] = reason;
+    for (auto& [name, tensor] : f.tensors) {
+      if (!weight_map.empty()) {
+        const auto listed = weight_map.find(name);
+        if (listed == weight_map.end() || listed->second != file)
+          fail<FormatError>((dir / file).string(), "tensor " + name,
+                            fmt::format("a tensor {} lists in this file", kIndexFile),
+                            listed == weight_map.end() ? "it not listed" : "it listed under " + listed->second);
+      }
+      m.file_of[name] = file;
+      m.weights.emplace(name, std::move(tensor));
+    }
+  }
+  for (const auto& [name, file] : weight_map)
+    if (!m.weights.count(name))
+      fail<FormatError>((dir / file).string(), "tensor " + name, fmt::format("present ({} lists it)", kIndexFile),
+                        "no such tensor in the file");
+  check_weights(m.config, m.weights, dir.string(), m.file_of);
+  return m;
+}
+
+uint64_t write_model_folder(const fs::path& dir, const ModelConfig& config, const TensorMap& weights,
+                            uint64_t max_shard_bytes) {
+  check_weights(config, weights, "write_model_folder");
+  fs::create_directories(dir);
+  remove_earlier_checkpoint(dir);
+  const std::string config_text = model_config_to_json(config);
+  write_text(dir / kConfigFile, config_text);
+  uint64_t written = config_text.size();
+
+  // Shards: whole groups, a new shard when the next group would pass the limit.
+  std::vector<std::vector<std::pair<std::string, Tensor>>> shards(1);
+  uint64_t shard_bytes = 0, total_bytes = 0;
+  for (const std::vector<std::string>& group : write_groups(config)) {
+    uint64_t bytes = 0;
+    for (const std::string& name : group) bytes += weights.at(name).nbytes();
+    if (shard_bytes > 0 && shard_bytes + bytes > max_shard_bytes) {
+      shards.emplace_back();
+      shard_bytes = 0;
+    }
+    for (const std::string& name : group) shards.back().emplace_back(name, weights.at(name));
+    shard_bytes += bytes;
+    total_bytes += bytes;
+  }
+
+  const std::map<std::string, std::string> metadata = {{"format", "pt"}};   // transformers requires it
+  if (shards.size() == 1) {
+    write_safetensors(dir / kSingleFile, shards[0], metadata);
+    return written + fs::file_size(dir / kSingleFile);
+  }
+  nlohmann::ordered_json index;
+  index["metadata"] = {{"total_size", total_bytes}};
+  index["weight_map"] = nlohmann::ordered_json::object();
+  for (size_t i = 0; i < shards.size(); ++i) {
+    const std::string file = fmt::format("model-{:05d}-of-{:05d}.safetensors", i + 1, shards.size());
+    write_safetensors(dir / file, shards[i], metadata);
+    written += fs::file_size(dir / file);
+    for (const auto& [name, tensor] : shards[i]) index["weight_map"][name] = file;
+  }
+  const std::string index_text = index.dump(2) + "\n";
+  write_text(dir / kIndexFile, index_text);
+  return written + index_text.size();
+}
+
+Tensor stacked_experts(const ModelConfig& config, const TensorMap& weights, int64_t layer,
+                       const std::string& projection, const std::string& suffix) {
+  std::vector<Tensor> parts;
+  for (int64_t e = 0; e < config.num_experts; ++e) {
+    std::string name = expert_weight(layer, e, projection);
+    name = name.substr(0, name.size() - 6) + suffix;   // "...weight" -> "...<suffix>"
+    const auto it = weights.find(name);
+    if (it == weights.end()) fail<ValueError>("stacked_experts", "tensor " + name, "present", "missing");
+    parts.push_back(it->second);
+  }
+  if (auto view = stacked_view(parts)) return *view;
+  Shape shape{config.num_experts};
+  shape.insert(shape.end(), parts[0].shape().begin(), parts[0].shape().end());
+  Tensor out = Tensor::empty(shape, parts[0].dtype());
+  for (int64_t e = 0; e < config.num_experts; ++e) out.select(0, e).copy_from(parts[e]);
+  return out;
+}
+
+}  // namespace fourfold::model

@@ -1,0 +1,32 @@
+// fourfold make-model: a Hugging Face model folder with deterministic random weights (see presets.h for how
+// they are scaled so activations stay in range through every layer).
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "model/model_maker.h"
+#include "model/presets.h"
+
+namespace fourfold::cli {
+
+void register_make_model(CLI::App& app) {
+  auto* cmd = app.add_subcommand("make-model", "write a model folder (config.json + safetensors) of a preset");
+  static std::string preset, out, dtype = "bf16";
+  static uint64_t seed = 0;
+  static int64_t layers = 0;
+  static double shard_mib = double(model::kDefaultMaxShardBytes >> 20);
+  cmd->add_option("--preset", preset, "tiny-moe, tiny-qwen3, tiny-llama, small-moe, qwen3-30b-a3b")->required();
+  cmd->add_option("--out", out, "the folder to write")->required();
+  cmd->add_option("--dtype", dtype, "bf16, or fp8 (e4m3 with 128x128 block scales)")
+      ->check(CLI::IsMember({"bf16", "fp8"}));
+  cmd->add_option("--seed", seed, "weights seed");
+  cmd->add_option("--layers", layers, "number of layers (default: the preset's)")->check(CLI::PositiveNumber);
+  cmd->add_option("--max-shard-mib", shard_mib, "shard the safetensors above this size")->check(CLI::PositiveNumber);
+  cmd->callback([] {
+    const auto w = model::make_model(preset, out, dtype, seed, layers > 0 ? std::optional<int64_t>(layers) : std::nullopt,
+                                     static_cast<uint64_t>(shard_mib * 1048576.0));
+    fmt::print("make-model: wrote {} ({} {}, {} layers, {} parameters, {} bytes = {:.1f} MiB)\n", out, preset,
+               dtype, w.config.num_hidden_layers, w.parameters, w.bytes, w.bytes / 1048576.0);
+  });
+}
+
+}  // namespace fourfold::cli

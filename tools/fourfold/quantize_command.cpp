@@ -1,0 +1,27 @@
+// fourfold quantize: an FP8 copy of a model folder in Hugging Face's FP8 layout (weight_scale_inv per 128x128
+// block or per row).
+#include <fmt/format.h>
+
+#include "commands.h"
+#include "model/model_maker.h"
+
+namespace fourfold::cli {
+
+void register_quantize(CLI::App& app) {
+  auto* cmd = app.add_subcommand("quantize", "write an FP8 copy of a model folder (Hugging Face FP8 layout)");
+  static std::string model, to, out;
+  static double shard_mib = double(model::kDefaultMaxShardBytes >> 20);
+  cmd->add_option("--model", model, "the model folder to read")->required();
+  cmd->add_option("--to", to, "fp8-block (128x128 scales) or fp8-row (one scale per row)")
+      ->required()
+      ->check(CLI::IsMember({"fp8-block", "fp8-row"}));
+  cmd->add_option("--out", out, "the folder to write")->required();
+  cmd->add_option("--max-shard-mib", shard_mib, "shard the safetensors above this size")->check(CLI::PositiveNumber);
+  cmd->callback([] {
+    const auto w = model::quantize_model_folder(model, to, out, static_cast<uint64_t>(shard_mib * 1048576.0));
+    fmt::print("quantize: wrote {} ({} of {}, {} parameters with scales, {} bytes = {:.1f} MiB)\n", out, to, model,
+               w.parameters, w.bytes, w.bytes / 1048576.0);
+  });
+}
+
+}  // namespace fourfold::cli

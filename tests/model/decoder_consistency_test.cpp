@@ -45,13 +45,15 @@ TEST(DecoderConsistency, PrefillThenDecodeEqualsOneLongerPrefill) {
     d.forward(std::span<const int64_t>(prompt.data(), 8));
     const Tensor stepped = d.forward(std::span<const int64_t>(prompt.data() + 8, 1));
     EXPECT_EQ(d.position(), 9);
+    // Not bit-equal: the paths tile attention differently, and the dedicated bf16-cache attention rounds the
+    // softmax weights to bf16 (2^-9 relative) before the product with V, so the orders differ at that size.
     const ErrorStats e = compare_to_reference(stepped, whole.to(DType::f64));
-    EXPECT_LT(e.max_rel, 1e-4);
+    EXPECT_LT(e.max_rel, 1e-3);
     // A chunk of several tokens over an earlier cache (causal lower_right) too.
     d.reset();
     d.forward(std::span<const int64_t>(prompt.data(), 4));
     const Tensor chunked = d.forward(std::span<const int64_t>(prompt.data() + 4, 5));
-    EXPECT_LT(compare_to_reference(chunked, whole.to(DType::f64)).max_rel, 1e-4);
+    EXPECT_LT(compare_to_reference(chunked, whole.to(DType::f64)).max_rel, 1e-3);
   }
 }
 

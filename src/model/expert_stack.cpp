@@ -1,5 +1,7 @@
 #include "model/expert_stack.h"
 
+#include "model/safetensors.h"
+
 namespace fourfold::model {
 namespace {
 
@@ -28,6 +30,8 @@ Tensor stack_experts(const std::vector<Tensor>& parts, uint64_t& copied_bytes) {
   const int64_t experts = static_cast<int64_t>(parts.size());
   Shape stacked = first.shape();
   stacked.insert(stacked.begin(), experts);
+  // Tensors mapped from a file are separate storages over one mapping: back to back is enough (safetensors.h).
+  if (std::optional<Tensor> view = stacked_view(parts)) return *view;
   const int64_t step = equal_spacing(parts);
   if (step > 0) {
     // [E, step elements] over the storage, the first numel of each row kept, then split into [out, in].

@@ -137,8 +137,26 @@ TensorMap synthetic_weights(const ModelConfig& config, DType dtype, uint64_t see
                      std::string(dtype_name(dtype)));
   const double residual_scale = 1.0 / std::sqrt(2.0 * static_cast<double>(std::max<int64_t>(config.num_hidden_layers, 1)));
   TensorMap weights;
+  // Each layer's experts of one projection share one [E, out, in] block, as a checkpoint writer lays them out,
+  // so the engine stacks them by a view instead of a copy.
+  std::map<std::string, Tensor> expert_blocks;
+  const auto expert_slot = [&](const WeightSpec& spec) -> std::optional<Tensor> {
+    const size_t at = spec.name.find(".mlp.experts.");
+    if (at == std::string::npos) return std::nullopt;
+    const size_t e_begin = at + 13, e_end = spec.name.find('.', e_begin);
+    const int64_t expert = std::stoll(spec.name.substr(e_begin, e_end - e_begin));
+    const std::string key = spec.name.substr(0, e_begin) + spec.name.substr(e_end);
+    auto it = expert_blocks.find(key);
+    if (it == expert_blocks.end()) {
+      Shape shape = spec.shape;
+      shape.insert(shape.begin(), config.num_experts);
+      it = expert_blocks.emplace(key, Tensor::empty(shape, dtype)).first;
+    }
+    return it->second.select(0, expert);
+  };
   for (const WeightSpec& spec : weight_layout(config)) {
-    Tensor t = Tensor::empty(spec.shape, dtype);
+    Tensor t = expert_slot(spec).value_or(Tensor());
+    if (!t.defined()) t = Tensor::empty(spec.shape, dtype);
     const uint64_t s = tensor_seed(seed, spec.name);
     switch (spec.role) {
       case WeightRole::embedding: t.fill_normal(s, 0.0, 1.0); break;

@@ -16,6 +16,10 @@ namespace {
                                   #isa};                                                                          \
     t.softmax = {[](const SoftmaxArgs& a) { cpu::softmax(a, false, pieces); }, &cpu::softmax_covers, #isa};        \
     t.log_softmax = {[](const SoftmaxArgs& a) { cpu::softmax(a, true, pieces); }, &cpu::softmax_covers, #isa};     \
+    t.linear = {[](const LinearArgs& a) { cpu::linear_decode(a, &cpu::isa::gemv_rows); }, &cpu::linear_decode_covers, \
+                #isa};                                                                                            \
+    t.scaled_mm = {[](const ScaledMmArgs& a) { cpu::scaled_mm_decode(a, &cpu::isa::gemv_rows); },                 \
+                   &cpu::scaled_mm_decode_covers, #isa};                                                          \
     return t;                                                                                                     \
   }
 FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_TABLE)

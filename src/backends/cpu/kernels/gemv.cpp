@@ -106,6 +106,15 @@ inline vf load_x_tail(const float* x, int64_t k, int64_t count) {
   return v;
 }
 
+// The lanes summed pairwise (halves folded), in a fixed order.
+inline float lane_sum(vf v) {
+  float a[kLanes];
+  std::memcpy(a, &v, sizeof a);
+  for (int width = kLanes / 2; width > 0; width /= 2)
+    for (int j = 0; j < width; ++j) a[j] += a[j + width];
+  return a[0];
+}
+
 float epilogue_load(const void* p, RowType type, int64_t i) {
   switch (type) {
     case RowType::f32: return static_cast<const float*>(p)[i];
@@ -122,18 +131,18 @@ void epilogue_store(void* p, RowType type, int64_t i, float v) {
   }
 }
 
-// Weight rows [n0, n0 + R) against all M activation rows. Each row's arithmetic is the same whatever R (and
-// whichever thread runs it), so results do not depend on the thread count.
+// Weight rows [n0, n0 + R) against all M activation rows. Sums run per lane over blocks of kGemvKBlock, then
+// across blocks (where the fp8 scale applies), then across lanes: two-level summation keeps the f32 error of a
+// K = 28672 row near that of a 128-term one. Each row's arithmetic is the same whatever R (and whichever thread
+// runs it), so results do not depend on the thread count.
 template <GemvWeight W, int M, int R>
 void rows(const GemvPlan& p, int64_t n0) {
   const int64_t k_size = p.k;
   const uint8_t* w[R];
   for (int r = 0; r < R; ++r) w[r] = p.w + (n0 + r) * p.w_row_bytes;
-  const int64_t group = p.scale == nullptr ? k_size : (p.scale_k_group < k_size ? p.scale_k_group : k_size);
   vf total[R][M] = {};
-  int64_t kb = 0;
-  for (int64_t k0 = 0; k0 < k_size || k0 == 0; k0 += group, ++kb) {
-    const int64_t k_end = k_size - k0 < group ? k_size : k0 + group;
+  for (int64_t k0 = 0; k0 < k_size; k0 += kGemvKBlock) {
+    const int64_t k_end = k_size - k0 < kGemvKBlock ? k_size : k0 + kGemvKBlock;
     vf acc[R][M] = {};
     int64_t k = k0;
     for (; k + kLanes <= k_end; k += kLanes) {
@@ -154,23 +163,21 @@ void rows(const GemvPlan& p, int64_t n0) {
     }
     if (p.scale == nullptr) {
       for (int r = 0; r < R; ++r)
-        for (int m = 0; m < M; ++m) total[r][m] = acc[r][m];
+        for (int m = 0; m < M; ++m) total[r][m] += acc[r][m];
     } else {
+      const int64_t kb = k0 / p.scale_k_group;
       for (int r = 0; r < R; ++r) {
         const int64_t n = n0 + r;
         const vf s = splat(p.scale[(n / p.scale_n_group) * p.scale_n_stride + kb * p.scale_k_stride]);
         for (int m = 0; m < M; ++m) total[r][m] += acc[r][m] * s;
       }
     }
-    if (k_size == 0) break;
   }
   for (int r = 0; r < R; ++r) {
     const int64_t n = n0 + r;
     const float b = p.bias == nullptr ? 0.0f : epilogue_load(p.bias, p.bias_type, n * p.bias_stride);
     for (int m = 0; m < M; ++m) {
-      float sum = 0.0f;
-      for (int j = 0; j < kLanes; ++j) sum += total[r][m][j];
-      epilogue_store(p.out, p.out_type, m * p.out_m_stride + n * p.out_n_stride, sum + b);
+      epilogue_store(p.out, p.out_type, m * p.out_m_stride + n * p.out_n_stride, lane_sum(total[r][m]) + b);
     }
   }
 }

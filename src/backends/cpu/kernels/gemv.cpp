@@ -4,7 +4,7 @@
 #include <cstring>
 #include <limits>
 
-#if defined(__AVX512F__) || defined(__F16C__)
+#if defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
@@ -24,33 +24,26 @@ constexpr int kLanes = 4;   // SSE2, the x86-64 baseline
 
 typedef float vf __attribute__((vector_size(kLanes * 4)));
 typedef uint32_t vu __attribute__((vector_size(kLanes * 4)));
+typedef int32_t vi __attribute__((vector_size(kLanes * 4)));
 typedef uint16_t vh __attribute__((vector_size(kLanes * 2)));
-typedef uint8_t vb __attribute__((vector_size(kLanes)));
 
 inline vf splat(float v) { return vf{} + v; }
 inline vu splatu(uint32_t v) { return vu{} + v; }
 
-// FP8 to f32 on the bits: the magnitude bits shifted into f32's exponent and mantissa make a float 2^(127 - bias)
-// too small (an f32 subnormal for an fp8 subnormal), and one exact multiply restores it, subnormals included.
-// The largest e4m3fn value (448) and e5m2 value (57344) are normal f32 numbers after the multiply; the special
-// codes (e4m3fn S.1111.111 NaN; e5m2 exponent 11111 inf/NaN) are patched in.
-inline vf e4m3_to_f32(vu b) {
-  const vu mag = b & 0x7fu;
-  const vf v = (vf)(mag << 20) * splat(0x1p120f);
-  const vu bits = ((vu)v | ((b & 0x80u) << 24));
-  return (vf)(mag == 0x7fu ? splatu(0x7fc00000u) : bits);
-}
-inline vf e5m2_to_f32(vu b) {
-  const vu mag = b & 0x7fu;
-  const vf v = (vf)(mag << 21) * splat(0x1p112f);
-  const vu special = (mag << 21) | 0x7f800000u;   // mantissa 0: inf, else NaN
-  const vu bits = (mag >= 0x7cu ? special : (vu)v) | ((b & 0x80u) << 24);
-  return (vf)bits;
-}
+// FP8 through f16, whose hardware conversion to f32 is exact for every f16 (subnormals included): an e5m2 code
+// is the top byte of the f16 of the same value (inf and NaN included); an e4m3fn code with its magnitude shifted
+// one bit right into an f16 is its value times 2^-8 (f16's exponent bias 15 = e4m3's 7 + 8), subnormals included,
+// and the 2^8 is applied with the block's scale. e4m3fn's NaN (S.1111.111) would come out as +-480 * 2^-8: the
+// loop instead keeps the byte-wise max of (code | 0x80) per row, 0xff exactly when a NaN code was read, and
+// makes that row's outputs NaN, which is what any NaN term does to a dot product. Subnormals, +-max (448,
+// 57344) and zeros come out exact; no f32 subnormal is ever an FP operand (those cost microcode assists).
+constexpr float kE4m3Unit = 256.0f;   // the factor an e4m3 weight's f16 image is short of its value
 
-// kLanes weights of one row from element k.
+typedef uint8_t vbytes __attribute__((vector_size(16)));
+
+// kLanes weights of one row from element k (fp8: their f16 images, see above; `seen` tracks e4m3 NaN codes).
 template <GemvWeight W>
-[[gnu::always_inline]] inline vf load_w(const uint8_t* row, int64_t k) {
+[[gnu::always_inline]] inline vf load_w(const uint8_t* row, int64_t k, vbytes& seen) {
   if constexpr (W == GemvWeight::f32) {
     vf v;
     std::memcpy(&v, row + 4 * k, sizeof v);
@@ -63,7 +56,7 @@ template <GemvWeight W>
     const uint8_t* q = row + 2 * k;
 #if defined(__AVX512F__)
     return (vf)_mm512_maskz_cvtph_ps(0xffff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q)));
-#elif defined(__F16C__) && defined(__AVX2__)
+#elif defined(__AVX2__)
     return (vf)_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(q)));
 #else
     vh h;
@@ -73,11 +66,34 @@ template <GemvWeight W>
     return v;
 #endif
   } else {
-    vb b;
-    std::memcpy(&b, row + k, sizeof b);
-    const vu u = __builtin_convertvector(b, vu);
-    if constexpr (W == GemvWeight::e4m3) return e4m3_to_f32(u);
-    else return e5m2_to_f32(u);
+    vbytes b = {};
+    std::memcpy(&b, row + k, kLanes);
+    if constexpr (W == GemvWeight::e4m3) {
+      const vbytes t = b | 0x80;
+      seen = seen > t ? seen : t;
+    }
+#if defined(__AVX512F__)
+    const __m256i wide = W == GemvWeight::e4m3 ? _mm256_cvtepi8_epi16((__m128i)b) : _mm256_cvtepu8_epi16((__m128i)b);
+    const __m256i h = W == GemvWeight::e4m3
+                          ? _mm256_and_si256(_mm256_slli_epi16(wide, 7), _mm256_set1_epi16(static_cast<short>(0xbfff)))
+                          : _mm256_slli_epi16(wide, 8);
+    return (vf)_mm512_maskz_cvtph_ps(0xffff, h);
+#elif defined(__AVX2__)
+    const __m128i wide = W == GemvWeight::e4m3 ? _mm_cvtepi8_epi16((__m128i)b) : _mm_cvtepu8_epi16((__m128i)b);
+    const __m128i h = W == GemvWeight::e4m3
+                          ? _mm_and_si128(_mm_slli_epi16(wide, 7), _mm_set1_epi16(static_cast<short>(0xbfff)))
+                          : _mm_slli_epi16(wide, 8);
+    return (vf)_mm256_cvtph_ps(h);
+#else
+    vf v;
+    for (int j = 0; j < kLanes; ++j) {
+      // The sign-extended code shifted left 7, bit 14 (a sign copy) cleared: the same f16 image.
+      const uint16_t code = W == GemvWeight::e4m3 ? static_cast<uint16_t>((static_cast<int8_t>(b[j]) * 128) & 0xbfff)
+                                                  : static_cast<uint16_t>(b[j] << 8);
+      v[j] = f16_to_f32(code);
+    }
+    return v;
+#endif
   }
 }
 
@@ -87,11 +103,18 @@ constexpr int64_t weight_size(GemvWeight w) {
 
 // The last count (< kLanes) weights from element k, zeros after them: copied into a zeroed vector's worth.
 template <GemvWeight W>
-vf load_w_tail(const uint8_t* row, int64_t k, int64_t count) {
+vf load_w_tail(const uint8_t* row, int64_t k, int64_t count, vbytes& seen) {
   constexpr int64_t es = weight_size(W);
-  alignas(64) uint8_t buf[kLanes * es] = {};
+  alignas(64) uint8_t buf[kLanes * es > 16 ? kLanes * es : 16] = {};
   std::memcpy(buf, row + es * k, static_cast<size_t>(count * es));
-  return load_w<W>(buf, 0);
+  return load_w<W>(buf, 0, seen);
+}
+
+// Whether an e4m3 NaN code went through `seen`.
+inline bool saw_nan(vbytes seen) {
+  for (int j = 0; j < 16; ++j)
+    if (seen[j] == 0xff) return true;
+  return false;
 }
 
 inline vf load_x(const float* x, int64_t k) {
@@ -140,7 +163,9 @@ void rows(const GemvPlan& p, int64_t n0) {
   const int64_t k_size = p.k;
   const uint8_t* w[R];
   for (int r = 0; r < R; ++r) w[r] = p.w + (n0 + r) * p.w_row_bytes;
+  constexpr float unit = W == GemvWeight::e4m3 ? kE4m3Unit : 1.0f;
   vf total[R][M] = {};
+  vbytes seen[R] = {};
   for (int64_t k0 = 0; k0 < k_size; k0 += kGemvKBlock) {
     const int64_t k_end = k_size - k0 < kGemvKBlock ? k_size : k0 + kGemvKBlock;
     vf acc[R][M] = {};
@@ -149,7 +174,7 @@ void rows(const GemvPlan& p, int64_t n0) {
       vf xv[M];
       for (int m = 0; m < M; ++m) xv[m] = load_x(p.x + m * k_size, k);
       for (int r = 0; r < R; ++r) {
-        const vf wv = load_w<W>(w[r], k);
+        const vf wv = load_w<W>(w[r], k, seen[r]);
         for (int m = 0; m < M; ++m) acc[r][m] += wv * xv[m];
       }
     }
@@ -157,18 +182,18 @@ void rows(const GemvPlan& p, int64_t n0) {
       vf xv[M];
       for (int m = 0; m < M; ++m) xv[m] = load_x_tail(p.x + m * k_size, k, k_end - k);
       for (int r = 0; r < R; ++r) {
-        const vf wv = load_w_tail<W>(w[r], k, k_end - k);
+        const vf wv = load_w_tail<W>(w[r], k, k_end - k, seen[r]);
         for (int m = 0; m < M; ++m) acc[r][m] += wv * xv[m];
       }
     }
     if (p.scale == nullptr) {
       for (int r = 0; r < R; ++r)
-        for (int m = 0; m < M; ++m) total[r][m] += acc[r][m];
+        for (int m = 0; m < M; ++m) total[r][m] += acc[r][m] * splat(unit);
     } else {
       const int64_t kb = k0 / p.scale_k_group;
       for (int r = 0; r < R; ++r) {
         const int64_t n = n0 + r;
-        const vf s = splat(p.scale[(n / p.scale_n_group) * p.scale_n_stride + kb * p.scale_k_stride]);
+        const vf s = splat(p.scale[(n / p.scale_n_group) * p.scale_n_stride + kb * p.scale_k_stride] * unit);
         for (int m = 0; m < M; ++m) total[r][m] += acc[r][m] * s;
       }
     }
@@ -176,8 +201,10 @@ void rows(const GemvPlan& p, int64_t n0) {
   for (int r = 0; r < R; ++r) {
     const int64_t n = n0 + r;
     const float b = p.bias == nullptr ? 0.0f : epilogue_load(p.bias, p.bias_type, n * p.bias_stride);
+    const bool nan = W == GemvWeight::e4m3 && saw_nan(seen[r]);
     for (int m = 0; m < M; ++m) {
-      epilogue_store(p.out, p.out_type, m * p.out_m_stride + n * p.out_n_stride, lane_sum(total[r][m]) + b);
+      const float y = nan ? std::numeric_limits<float>::quiet_NaN() : lane_sum(total[r][m]) + b;
+      epilogue_store(p.out, p.out_type, m * p.out_m_stride + n * p.out_n_stride, y);
     }
   }
 }

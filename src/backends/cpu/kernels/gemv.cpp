@@ -1,6 +1,7 @@
 // Decode GEMV inner loops, compiled once per ISA: each weight row is read once and multiplied into all M
-// activation rows, with f32 products and f32 accumulation (no bf16 dot-product instructions: those treat
-// denormals as zero and would round f32 activations to bf16; the loop is bandwidth-bound at M <= 4 anyway).
+// activation rows, with f32 products and f32 accumulation. Precision policy: activations and weights enter as
+// their exact f32 values; no bf16 dot-product instruction (vdpbf16ps would round f32 activations to bf16 and
+// treats bf16 subnormals as zero), so results are the f32-accumulated products, rounded once to the output.
 #include <cstring>
 #include <limits>
 
@@ -49,9 +50,17 @@ template <GemvWeight W>
     std::memcpy(&v, row + 4 * k, sizeof v);
     return v;
   } else if constexpr (W == GemvWeight::bf16) {
+    // Widened by one instruction (GCC 12 splits the 16-bit __builtin_convertvector into halves).
+#if defined(__AVX512F__)
+    const __m512i u = _mm512_maskz_cvtepu16_epi32(0xffff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 2 * k)));
+    return (vf)((vu)u << 16);
+#elif defined(__AVX2__)
+    return (vf)_mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + 2 * k))), 16);
+#else
     vh h;
     std::memcpy(&h, row + 2 * k, sizeof h);
     return (vf)(__builtin_convertvector(h, vu) << 16);
+#endif
   } else if constexpr (W == GemvWeight::f16) {
     const uint8_t* q = row + 2 * k;
 #if defined(__AVX512F__)
@@ -162,7 +171,11 @@ template <GemvWeight W, int M, int R>
 void rows(const GemvPlan& p, int64_t n0) {
   const int64_t k_size = p.k;
   const uint8_t* w[R];
-  for (int r = 0; r < R; ++r) w[r] = p.w + (n0 + r) * p.w_row_bytes;
+  const float* scale_row[R];   // each row's scales, one per k block group
+  for (int r = 0; r < R; ++r) {
+    w[r] = p.w + (n0 + r) * p.w_row_bytes;
+    scale_row[r] = p.scale == nullptr ? nullptr : p.scale + ((n0 + r) / p.scale_n_group) * p.scale_n_stride;
+  }
   constexpr float unit = W == GemvWeight::e4m3 ? kE4m3Unit : 1.0f;
   vf total[R][M] = {};
   vbytes seen[R] = {};
@@ -192,8 +205,7 @@ void rows(const GemvPlan& p, int64_t n0) {
     } else {
       const int64_t kb = k0 / p.scale_k_group;
       for (int r = 0; r < R; ++r) {
-        const int64_t n = n0 + r;
-        const vf s = splat(p.scale[(n / p.scale_n_group) * p.scale_n_stride + kb * p.scale_k_stride] * unit);
+        const vf s = splat(scale_row[r][kb * p.scale_k_stride] * unit);
         for (int m = 0; m < M; ++m) total[r][m] += acc[r][m] * s;
       }
     }

@@ -26,7 +26,7 @@ std::string_view fp8_recipe_name(Fp8Recipe recipe);
 struct LinearCase {
   int64_t m = 1, n = 1, k = 1;
   bool bias = false;
-  std::optional<DType> weight_dtype;
+  std::optional<DType> weight_dtype = std::nullopt;
   Fp8Recipe recipe = Fp8Recipe::tensorwise;
 };
 

@@ -23,7 +23,8 @@ constexpr size_t kHugePageBytes = size_t{2} << 20;
 
 void* system_allocate(size_t rounded) {
   if (rounded < kHugePageBytes) return std::aligned_alloc(kAllocationAlignment, rounded);
-  void* p = std::aligned_alloc(kHugePageBytes, rounded);
+  void* p = nullptr;   // posix_memalign: aligned_alloc may refuse a size that is not a multiple of the alignment
+  if (posix_memalign(&p, kHugePageBytes, rounded) != 0) return nullptr;
 #ifdef MADV_HUGEPAGE
   if (p != nullptr) madvise(p, rounded, MADV_HUGEPAGE);   // a failure changes nothing but the page size
 #endif

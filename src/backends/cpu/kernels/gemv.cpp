@@ -163,9 +163,9 @@ void epilogue_store(void* p, RowType type, int64_t i, float v) {
   }
 }
 
-// Weight rows [n0, n0 + R) against all M activation rows. Sums run per lane over blocks of kGemvKBlock, then
-// across blocks (where the fp8 scale applies), then across lanes: two-level summation keeps the f32 error of a
-// K = 28672 row near that of a 128-term one. Each row's arithmetic is the same whatever R (and whichever thread
+// Weight rows [n0, n0 + R) against all M activation rows (no software prefetch: 1 KiB ahead measured no gain).
+// Sums run per lane over blocks of kGemvKBlock (or 128), then across blocks (where the fp8 scale applies), then
+// across lanes: two-level summation keeps the f32 error of a K = 28672 row near that of a short one. Each row's arithmetic is the same whatever R (and whichever thread
 // runs it), so results do not depend on the thread count.
 template <GemvWeight W, int M, int R>
 void rows(const GemvPlan& p, int64_t n0) {
@@ -179,8 +179,10 @@ void rows(const GemvPlan& p, int64_t n0) {
   constexpr float unit = W == GemvWeight::e4m3 ? kE4m3Unit : 1.0f;
   vf total[R][M] = {};
   vbytes seen[R] = {};
-  for (int64_t k0 = 0; k0 < k_size; k0 += kGemvKBlock) {
-    const int64_t k_end = k_size - k0 < kGemvKBlock ? k_size : k0 + kGemvKBlock;
+  // Blocks of kGemvKBlock, or the scale's 128 when that is finer (the 128x128 recipes).
+  const int64_t block = p.scale != nullptr && p.scale_k_group < kGemvKBlock ? p.scale_k_group : kGemvKBlock;
+  for (int64_t k0 = 0; k0 < k_size; k0 += block) {
+    const int64_t k_end = k_size - k0 < block ? k_size : k0 + block;
     vf acc[R][M] = {};
     int64_t k = k0;
     for (; k + kLanes <= k_end; k += kLanes) {

@@ -49,8 +49,9 @@ inline constexpr int kGemvMaxM = 8;
 // Stored weight element types; fp8 is converted to f32 in registers, never into a dequantized copy.
 enum class GemvWeight : int { f32 = 0, bf16 = 1, f16 = 2, e4m3 = 3, e5m2 = 4 };
 
-// K is summed in blocks of this many elements (per lane), the blocks' sums then added (and scaled).
-inline constexpr int64_t kGemvKBlock = 128;
+// K is summed in blocks of this many elements (per lane; 128 under 128-wide scale blocks), the blocks' sums
+// then added (and scaled): long enough to amortize each block's bookkeeping, short enough for two-level sums.
+inline constexpr int64_t kGemvKBlock = 512;
 // A scale group spanning every n or every k (tensorwise, rowwise).
 inline constexpr int64_t kGemvWholeGroup = INT64_C(1) << 62;
 
@@ -61,7 +62,7 @@ struct GemvPlan {
   int64_t w_row_bytes;
   GemvWeight w_type;
   // Dequantization scale, or null: element (n, k) of the weight counts as w(n, k) * scale[(n / scale_n_group)
-  // * scale_n_stride + (k / scale_k_group) * scale_k_stride]; scale_k_group is a multiple of kGemvKBlock.
+  // * scale_n_stride + (k / scale_k_group) * scale_k_stride]; scale_k_group is 128 or whole.
   const float* scale;
   int64_t scale_n_group, scale_k_group, scale_n_stride, scale_k_stride;
   const void* bias;               // [n] (element stride bias_stride) or null

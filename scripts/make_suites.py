@@ -80,11 +80,18 @@ def decode_linear():
         "suite": "decode-linear",
         "op": "linear",
         "description": "Decode projections: y[M, N] = x[M, K] @ W[N, K]^T (+ b[N]) for every distinct weight "
-                       "shape of the models below; M = 1 and 4 tokens, with and without bias.",
+                       "shape of the models below; M = 1 and 4 tokens, with and without bias; plus M = 1 with "
+                       "weight-only low precision (weight_only: x and weight dtypes, fp8 scale recipe).",
         "generated_by": "scripts/make_suites.py",
         "dtypes": ["bf16"],
         "m": [1, 4],
         "bias": [False, True],
+        # Weight-only low precision (M = 1, no bias): bf16 weights under f32 activations, and scaled_linear's
+        # fp8 weights with 128x128 block scales under bf16 activations (the decode GEMV's bandwidth case).
+        "weight_only": [
+            {"x": "float32", "weight": "bfloat16", "m": [1]},
+            {"x": "bfloat16", "weight": "float8_e4m3fn", "recipe": "block_128x128", "m": [1]},
+        ],
         "models": model_table(),
         "shapes": shapes,
     }

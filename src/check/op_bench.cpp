@@ -57,6 +57,16 @@ Shape scale_b_shape(const Fp8LinearCase& f) {
   return {1};
 }
 
+// scaled_linear's weight scale for an fp8 weight [n, k]: [1] tensorwise, [n, 1] rowwise, [n/128, k/128] blocks.
+Shape weight_scale_shape(const LinearCase& l) {
+  switch (l.recipe) {
+    case Fp8Recipe::tensorwise: return {1};
+    case Fp8Recipe::rowwise: return {l.n, 1};
+    case Fp8Recipe::block_128x128: return {(l.n + 127) / 128, (l.k + 127) / 128};
+  }
+  return {1};
+}
+
 // Attended (query, key) pairs of one head.
 double attended_pairs(const AttentionCase& a) {
   const int64_t L = a.q_len, S = a.kv_len;
@@ -149,9 +159,18 @@ BenchCall make_bench_call(const BenchCase& c, uint64_t seed, bool float64_oracle
       Overloaded{
           [&](const LinearCase& l) -> BenchCall {
             Tensor x = wide(bench_tensor({l.m, l.k}, dt, seed));
-            Tensor w = wide(bench_tensor({l.n, l.k}, dt, seed + 1, 1.0 / std::sqrt(static_cast<double>(l.k))));
+            const DType wdt = l.weight_dtype.value_or(dt);
+            const double w_scale = 1.0 / std::sqrt(static_cast<double>(l.k));
             OptTensor b;
             if (l.bias) b = wide(bench_tensor({l.n}, dt, seed + 2));
+            if (is_fp8(wdt)) {
+              // FP8 weights stay FP8 for the oracle too; values of a few units, the scale brings them back.
+              Tensor w = bench_tensor({l.n, l.k}, wdt, seed + 1, 64.0);
+              Tensor s = Tensor::empty(weight_scale_shape(l), DType::f32);
+              s.fill_uniform(seed + 3, 0.5 / 64 * w_scale, 1.5 / 64 * w_scale);
+              return [x, w, s, b] { return scaled_linear(x, w, s, b); };
+            }
+            Tensor w = wide(bench_tensor({l.n, l.k}, wdt, seed + 1, w_scale));   // the oracle: same values in f64
             return [x, w, b] { return linear(x, w, b); };
           },
           [&](const SoftmaxCase& s) -> BenchCall {
@@ -236,7 +255,10 @@ OpCost op_cost(const BenchCase& c) {
       Overloaded{
           [&](const LinearCase& l) {
             const double m = l.m, n = l.n, k = l.k;
-            return OpCost{(m * k + n * k + (l.bias ? n : 0.0)) * s, m * n * s, 2.0 * m * n * k};
+            const DType wdt = l.weight_dtype.value_or(c.dtype);
+            const double ws = static_cast<double>(dtype_size(wdt));
+            const double scales = is_fp8(wdt) ? 4.0 * numel(weight_scale_shape(l)) : 0.0;
+            return OpCost{(m * k + (l.bias ? n : 0.0)) * s + n * k * ws + scales, m * n * s, 2.0 * m * n * k};
           },
           [&](const SoftmaxCase& x) {
             const double e = static_cast<double>(x.rows) * static_cast<double>(x.cols);

@@ -140,9 +140,31 @@ std::string describe_name(const json& entry) {
 }
 
 void parse_linear(const Reader& r, const json& j, Suite& suite, const std::vector<DType>& dtypes) {
-  r.only_keys(j, "", {"suite", "op", "description", "generated_by", "dtypes", "m", "bias", "models", "shapes"});
+  r.only_keys(j, "", {"suite", "op", "description", "generated_by", "dtypes", "m", "bias", "weight_only", "models",
+                      "shapes"});
   const std::vector<int64_t> ms = r.integers(r.need(j, "", "m"), "m");
   const std::vector<bool> biases = r.booleans(r.need(j, "", "bias"), "bias");
+  // Weight-only variants, each run for every shape without bias: x dtype, weight dtype, fp8 recipe, m.
+  struct WeightOnly {
+    DType x, weight;
+    Fp8Recipe recipe;
+    std::vector<int64_t> ms;
+  };
+  std::vector<WeightOnly> weight_only;
+  if (r.has(j, "weight_only")) {
+    const json& list = r.array(j["weight_only"], "weight_only");
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string path = Reader::at("weight_only", i);
+      r.only_keys(list[i], path, {"x", "weight", "recipe", "m"});
+      WeightOnly w{r.dtype(r.need(list[i], path, "x"), path + ".x"), r.dtype(r.need(list[i], path, "weight"), path + ".weight"),
+                   Fp8Recipe::tensorwise, r.integers(r.need(list[i], path, "m"), path + ".m")};
+      if (r.has(list[i], "recipe"))
+        w.recipe = r.choice<Fp8Recipe>(list[i]["recipe"], path + ".recipe",
+                                       {{"tensorwise", Fp8Recipe::tensorwise}, {"rowwise", Fp8Recipe::rowwise},
+                                        {"block_128x128", Fp8Recipe::block_128x128}});
+      weight_only.push_back(std::move(w));
+    }
+  }
   if (r.has(j, "models")) r.object(j["models"], "models");
   const json& shapes = r.array(r.need(j, "", "shapes"), "shapes");
   suite.entries = static_cast<int64_t>(shapes.size());
@@ -165,6 +187,16 @@ void parse_linear(const Reader& r, const json& j, Suite& suite, const std::vecto
           c.params = LinearCase{m, n, k, bias};
           suite.cases.push_back(std::move(c));
         }
+    for (const WeightOnly& w : weight_only)
+      for (int64_t m : w.ms) {
+        BenchCase c;
+        c.name = describe_name(s);
+        c.shape = fmt::format("x[{},{}] w[{},{}] {}{}", m, k, n, k, dtype_name(w.weight),
+                              is_fp8(w.weight) ? " " + std::string(fp8_recipe_name(w.recipe)) : std::string());
+        c.dtype = w.x;
+        c.params = LinearCase{m, n, k, false, w.weight, w.recipe};
+        suite.cases.push_back(std::move(c));
+      }
   }
 }
 

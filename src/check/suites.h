@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <variant>
@@ -16,9 +17,17 @@
 namespace fourfold {
 
 // linear: x [m, k] @ weight [n, k]^T (+ bias [n]).
+// scaled_mm's and scaled_linear's scale recipes.
+enum class Fp8Recipe { tensorwise, rowwise, block_128x128 };
+std::string_view fp8_recipe_name(Fp8Recipe recipe);
+
+// linear: x [m, k] in the row's dtype, W [n, k] in weight_dtype (null: x's dtype); an fp8 weight goes through
+// scaled_linear with a weight scale of `recipe` (weight-only low precision).
 struct LinearCase {
   int64_t m = 1, n = 1, k = 1;
   bool bias = false;
+  std::optional<DType> weight_dtype = std::nullopt;
+  Fp8Recipe recipe = Fp8Recipe::tensorwise;
 };
 
 // softmax over the last of [rows, cols] (dim as in the file, normally -1).
@@ -61,8 +70,6 @@ struct AttentionCase {
 };
 
 // scaled_mm: a [m, k] fp8, b = W^T with W [n, k] fp8, scales per recipe, out_dtype output.
-enum class Fp8Recipe { tensorwise, rowwise, block_128x128 };
-std::string_view fp8_recipe_name(Fp8Recipe recipe);
 
 struct Fp8LinearCase {
   int64_t m = 1, n = 1, k = 1;

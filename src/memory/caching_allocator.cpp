@@ -6,12 +6,32 @@
 #include <unordered_map>
 #include <vector>
 
+#include <sys/mman.h>
+
 #include <fmt/format.h>
 
 #include "fourfold/allocator.h"
 #include "fourfold/errors.h"
 
 namespace fourfold {
+namespace {
+
+// Blocks of 2 MiB and more are 2 MiB aligned and advised as transparent-huge-page candidates: streaming a
+// multi-GB weight over 4 KiB pages measured 15-20 GB/s read on this VM's Zen 4, 26-32 GB/s over huge pages
+// (TLB misses). Advisory only: without THP support, or when the kernel declines, the pages stay ordinary.
+constexpr size_t kHugePageBytes = size_t{2} << 20;
+
+void* system_allocate(size_t rounded) {
+  if (rounded < kHugePageBytes) return std::aligned_alloc(kAllocationAlignment, rounded);
+  void* p = nullptr;   // posix_memalign: aligned_alloc may refuse a size that is not a multiple of the alignment
+  if (posix_memalign(&p, kHugePageBytes, rounded) != 0) return nullptr;
+#ifdef MADV_HUGEPAGE
+  if (p != nullptr) madvise(p, rounded, MADV_HUGEPAGE);   // a failure changes nothing but the page size
+#endif
+  return p;
+}
+
+}  // namespace
 
 struct CachingAllocator::State {
   mutable std::mutex mutex;
@@ -72,10 +92,10 @@ void* CachingAllocator::allocate(size_t bytes) {
     if (over_limit) s.release_cache_locked();
     const bool still_over = s.limit != 0 && s.stats.reserved_bytes + rounded > s.limit;
     if (!still_over) {
-      p = std::aligned_alloc(kAllocationAlignment, rounded);
+      p = system_allocate(rounded);
       if (p == nullptr && s.cached_bytes > 0) {   // the system is short: give back the cache and retry once
         s.release_cache_locked();
-        p = std::aligned_alloc(kAllocationAlignment, rounded);
+        p = system_allocate(rounded);
       }
     }
     if (p == nullptr) {

@@ -34,6 +34,12 @@ TEST(OpBench, CostsOnHandCases) {
   EXPECT_EQ(c.bytes_read, 400);
   EXPECT_EQ(c.bytes_written, 64);
   EXPECT_EQ(c.flops, 1024);
+  // Weight-only: f32 x [1, 16], bf16 weight [8, 16]: read 16 * 4 + 128 * 2; fp8 blocks add one f32 scale.
+  c = op_cost(make("linear", DType::f32, LinearCase{1, 8, 16, false, DType::bf16}));
+  EXPECT_EQ(c.bytes_read, 64 + 256);
+  EXPECT_EQ(c.bytes_written, 32);
+  c = op_cost(make("linear", DType::bf16, LinearCase{1, 8, 16, false, DType::f8_e4m3fn, Fp8Recipe::block_128x128}));
+  EXPECT_EQ(c.bytes_read, 32 + 128 + 4);
   c = op_cost(make("softmax", DType::f32, SoftmaxCase{3, 10, -1}));
   EXPECT_EQ(c.bytes_read, 120);
   EXPECT_EQ(c.bytes_written, 120);
@@ -106,6 +112,8 @@ TEST(OpBench, SmallRowsRunOnTheReferenceTier) {
   options.max_copies = 4;
   const std::vector<BenchCase> cases = {
       make("linear", DType::bf16, LinearCase{1, 16, 32, true}),
+      make("linear", DType::f32, LinearCase{1, 16, 32, false, DType::bf16}),
+      make("linear", DType::bf16, LinearCase{1, 130, 260, false, DType::f8_e4m3fn, Fp8Recipe::block_128x128}),
       make("softmax", DType::f32, SoftmaxCase{2, 64, -1}),
       make("constant_pad_nd", DType::bf16, PadCase{{1, 2, 3, 4, 5}, {1, 1, 1, 1, 2, 0}, PadLayout::channels_last}),
       make("constant_pad_nd", DType::f32, PadCase{{6, 7}, {0, 3}, PadLayout::sliced}),

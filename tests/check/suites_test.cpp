@@ -40,7 +40,19 @@ TEST(Suites, DecodeLinearHas96DistinctShapesFromRealConfigs) {
   const Suite s = load_suite("decode-linear", dir());
   EXPECT_EQ(s.op, "linear");
   EXPECT_EQ(s.entries, 96);
-  EXPECT_EQ(s.cases.size(), 96u * 2 * 2);   // M = 1, 4; bias off, on; bf16
+  // M = 1, 4; bias off, on; bf16; plus M = 1 weight-only: bf16 weights under f32 x, fp8 under bf16 x.
+  EXPECT_EQ(s.cases.size(), 96u * 2 * 2 + 96u * 2);
+  int64_t bf16_under_f32 = 0, fp8_blocks = 0;
+  for (const BenchCase& c : s.cases) {
+    const auto& l = std::get<LinearCase>(c.params);
+    if (!l.weight_dtype) continue;
+    EXPECT_EQ(l.m, 1);
+    EXPECT_FALSE(l.bias);
+    bf16_under_f32 += c.dtype == DType::f32 && l.weight_dtype == DType::bf16;
+    fp8_blocks += c.dtype == DType::bf16 && l.weight_dtype == DType::f8_e4m3fn && l.recipe == Fp8Recipe::block_128x128;
+  }
+  EXPECT_EQ(bf16_under_f32, 96);
+  EXPECT_EQ(fp8_blocks, 96);
   std::set<std::pair<int64_t, int64_t>> shapes;
   std::set<int64_t> vocabularies;
   auto find = [&](const std::string& name) -> const LinearCase* {
@@ -49,8 +61,8 @@ TEST(Suites, DecodeLinearHas96DistinctShapesFromRealConfigs) {
     return nullptr;
   };
   for (const BenchCase& c : s.cases) {
-    EXPECT_EQ(c.dtype, DType::bf16);
     const auto& l = std::get<LinearCase>(c.params);
+    if (!l.weight_dtype) EXPECT_EQ(c.dtype, DType::bf16);
     EXPECT_TRUE(l.m == 1 || l.m == 4);
     shapes.insert({l.n, l.k});
     if (c.name.find("lm_head") != std::string::npos) vocabularies.insert(l.n);

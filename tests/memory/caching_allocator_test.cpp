@@ -80,5 +80,27 @@ TEST(CachingAllocator, TensorsAllocateThroughTheProcessAllocator) {
   EXPECT_GT(a.stats().frees, before.frees);
 }
 
+// Blocks of 2 MiB and more come 2 MiB aligned and advised as huge pages; the advice must not change what the
+// caller gets: every byte writable, the statistics as for any block, the block reused from the cache.
+TEST(CachingAllocator, HugePageBlocksAreAlignedAndBehaveAsAnyOther) {
+  constexpr size_t kTwoMiB = size_t{2} << 20;
+  CachingAllocator a;
+  for (size_t bytes : {kTwoMiB, kTwoMiB + 1, 5 * kTwoMiB + 12345}) {
+    void* p = a.allocate(bytes);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % kTwoMiB, 0u) << bytes;
+    std::memset(p, 0x5a, bytes);
+    EXPECT_EQ(static_cast<unsigned char*>(p)[bytes - 1], 0x5a);
+    EXPECT_EQ(a.stats().reserved_bytes % 64, 0u);
+    a.deallocate(p, bytes);
+    EXPECT_EQ(a.allocate(bytes), p);   // from the cache
+    a.deallocate(p, bytes);
+  }
+  void* small = a.allocate(kTwoMiB / 2 + 100);   // rounds below the threshold: ordinary 64-byte alignment still holds
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(small) % 64, 0u);
+  a.deallocate(small, kTwoMiB / 2 + 100);
+  a.empty_cache();
+  EXPECT_EQ(a.stats().reserved_bytes, 0u);
+}
+
 }  // namespace
 }  // namespace fourfold

@@ -21,7 +21,7 @@ void softmax(const SoftmaxArgs& args, bool log, const SoftmaxPieces& pieces);
 
 // GEMM-based ops (gemm.h's driver). linear: the packed GEMM for prefill, more than kLinearDecodeMaxRows rows
 // (fewer rows are the decode GEMV's, linear_decode.cpp); not fp8 weights.
-inline constexpr int64_t kLinearDecodeMaxRows = 8;
+inline constexpr int64_t kLinearDecodeMaxRows = kGemvMaxM;   // the GEMV (kernels.h) takes the rest
 bool linear_prefill_covers(const LinearArgs& args);
 void linear_prefill(const LinearArgs& args, const GemmPieces& pieces);
 // matmul / bmm: real f32/bf16/f16 and complex64, any strides and broadcast batches.
@@ -70,5 +70,22 @@ void moe_experts(const MoeExpertsArgs& args, DotTileFn dot);
 // An f32 tile [rows, cols] (row stride ldt) stored to out (f32 or bf16; strides in elements), rounding once.
 void store_tile(const float* tile, int64_t ldt, int64_t rows, int64_t cols, uint8_t* out, int64_t o_rs, int64_t o_cs,
                 DType dtype);
+// Decode GEMV (kernels/gemv.cpp), shared by linear / scaled_linear with M <= 8 and scaled_mm with small M.
+using GemvRowsFn = void (*)(const GemvPlan&, int64_t, int64_t);
+// The plan's N rows split over the threads in one parallel region.
+void run_gemv(const GemvPlan& plan, GemvRowsFn rows);
+// Fills the plan's epilogue fields: bias (or null) and out [M, N], f32 / bf16 / f16, any strides.
+void plan_epilogue(GemvPlan& plan, const Tensor* bias, Tensor& out);
+// RowType of an f32 / bf16 / f16 dtype.
+RowType row_type(DType dtype);
+
+// x [M <= 8, K] f32 / bf16 / f16 (any strides) against a k-contiguous weight of x's dtype, bf16 / f16 under
+// f32 x, or fp8 with an f32 weight_scale.
+bool linear_decode_covers(const LinearArgs& args);
+void linear_decode(const LinearArgs& args, GemvRowsFn rows);
+
+// a [M <= 8, K] fp8 (any strides) against b [K, N] fp8 with K contiguous (b = W^T), every recipe.
+bool scaled_mm_decode_covers(const ScaledMmArgs& args);
+void scaled_mm_decode(const ScaledMmArgs& args, GemvRowsFn rows);
 
 }  // namespace fourfold::cpu

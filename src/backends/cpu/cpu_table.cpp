@@ -13,9 +13,14 @@ namespace {
     static constexpr cpu::GemmPieces gemm = FOURFOLD_GEMM_PIECES(isa);                                            \
     static constexpr cpu::AttentionPieces attention{&cpu::isa::attention_tile};                                  \
     KernelTable t;                                                                                                \
-    /* linear: this entry is the prefill GEMM (M > 8); the M <= 8 decode GEMV (cpu::linear_decode) is to be          \
-       merged in by dispatching on M here, with covers() the union of the two. */                                 \
-    t.linear = {[](const LinearArgs& a) { cpu::linear_prefill(a, gemm); }, &cpu::linear_prefill_covers, #isa};      \
+    /* linear: the decode GEMV up to kLinearDecodeMaxRows rows (and every scaled_linear it covers), else the  \
+       packed prefill GEMM. */                                                                                    \
+    t.linear = {[](const LinearArgs& a) {                                                                         \
+                  if (cpu::linear_decode_covers(a)) cpu::linear_decode(a, &cpu::isa::gemv_rows);                  \
+                  else cpu::linear_prefill(a, gemm);                                                              \
+                },                                                                                                \
+                [](const LinearArgs& a) { return cpu::linear_decode_covers(a) || cpu::linear_prefill_covers(a); }, \
+                #isa};                                                                                            \
     t.matmul = {[](const MatmulArgs& a) { cpu::matmul(a, gemm); }, &cpu::matmul_covers, #isa};                      \
     t.linear_backward = {[](const LinearBackwardArgs& a) { cpu::linear_backward(a, gemm); },                        \
                          &cpu::linear_backward_covers, #isa};                                                     \
@@ -42,6 +47,8 @@ namespace {
                     #isa};                                                                                        \
     t.moe_experts = {[](const MoeExpertsArgs& a) { cpu::moe_experts(a, &cpu::isa::dot_tile); },                   \
                      &cpu::moe_experts_covers, #isa};                                                             \
+    t.scaled_mm = {[](const ScaledMmArgs& a) { cpu::scaled_mm_decode(a, &cpu::isa::gemv_rows); },                 \
+                   &cpu::scaled_mm_decode_covers, #isa};                                                          \
     return t;                                                                                                     \
   }
 FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_TABLE)

@@ -14,6 +14,11 @@ bool constant_pad_nd_covers(const PadArgs& args);
 
 void linear(const LinearArgs& args);
 bool linear_covers(const LinearArgs& args);
+// The matrix products' last passes: out = product [M, N] f32 (+ bias [N] per column pass), converted once.
+void finish_product(const Tensor& product, const Tensor* bias, Tensor& out);
+
+void scaled_mm(const ScaledMmArgs& args);
+bool scaled_mm_covers(const ScaledMmArgs& args);
 
 void matmul(const MatmulArgs& args);
 bool matmul_covers(const MatmulArgs& args);

@@ -11,6 +11,7 @@ const KernelTable* generic_kernels() {
     t.linear = {&generic::linear, &generic::linear_covers, "generic"};
     t.matmul = {&generic::matmul, &generic::matmul_covers, "generic"};
     t.linear_backward = {&generic::linear_backward, &generic::linear_backward_covers, "generic"};
+    t.scaled_mm = {&generic::scaled_mm, &generic::scaled_mm_covers, "generic"};
     t.softmax = {&generic::softmax, &generic::softmax_covers, "generic"};
     t.log_softmax = {&generic::log_softmax, &generic::softmax_covers, "generic"};
     t.constant_pad_nd = {&generic::constant_pad_nd, &generic::constant_pad_nd_covers, "generic"};

@@ -15,14 +15,19 @@ void linear(const LinearArgs& a) {
   const Tensor w = a.weight_scale == nullptr ? to_f32(a.weight) : dequantize_f32(a.weight, *a.weight_scale, a.weight_recipe);
   Tensor product = empty_f32({m, n});
   gemm_nt(x.data_as<float>(), w.data_as<float>(), product.data_as<float>(), m, n, k);
-  if (a.bias == nullptr) {
-    from_f32(product, a.out);
+  finish_product(product, a.bias, a.out);
+}
+
+void finish_product(const Tensor& product, const Tensor* bias_in, Tensor& out) {
+  if (bias_in == nullptr) {
+    from_f32(product, out);
     return;
   }
-  const Tensor bias = to_f32(*a.bias);
+  const int64_t m = product.size(0), n = product.size(1);
+  const Tensor bias = to_f32(*bias_in);
   Tensor y = empty_f32({m, n});
   binary(Binary::add, product.data_as<float>(), bias.data_as<float>(), Broadcast::per_col, y.data_as<float>(), m, n);
-  from_f32(y, a.out);
+  from_f32(y, out);
 }
 
 }  // namespace fourfold::generic

@@ -270,8 +270,9 @@ Tensor dequantize_f32(const Tensor& weight, const Tensor& scale, ScaleRecipe rec
   const Tensor s = to_f32(scale);
   const int64_t n = w.size(0), k = w.size(1), scale_cols = s.size(1);
   const bool blocks = recipe == ScaleRecipe::block_128x128;
-  const int64_t rows_per_scale = blocks ? 128 : (recipe == ScaleRecipe::rowwise ? 1 : std::max<int64_t>(n, 1));
-  const int64_t cols_per_scale = blocks ? 128 : std::max<int64_t>(k, 1);
+  const bool per_row = recipe == ScaleRecipe::rowwise || recipe == ScaleRecipe::block_1x128;
+  const int64_t rows_per_scale = blocks ? 128 : (per_row ? 1 : std::max<int64_t>(n, 1));
+  const int64_t cols_per_scale = blocks || recipe == ScaleRecipe::block_1x128 ? 128 : std::max<int64_t>(k, 1);
   float* data = w.data_as<float>();
   const float* sd = s.data_as<float>();
   parallel_for(0, n, grain_rows(k), [&](int64_t begin, int64_t end) {

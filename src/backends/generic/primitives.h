@@ -21,8 +21,8 @@ Tensor empty_f32(const Shape& shape);
 // x (f32, bf16 or f16, any strides, stride-0 broadcasts included) as a contiguous f32 tensor of x's shape;
 // x itself when it already is one.
 Tensor to_f32(const Tensor& x);
-// An fp8 weight [N, K] times its dequantization scale ([1, 1], [N, 1] or 128x128 blocks
-// [ceil(N/128), ceil(K/128)]), as a contiguous f32 tensor.
+// An fp8 weight [N, K] (any strides) times its dequantization scale ([1, 1], [N, 1], 1x128 blocks
+// [N, ceil(K/128)] or 128x128 blocks [ceil(N/128), ceil(K/128)]), as a contiguous f32 tensor.
 Tensor dequantize_f32(const Tensor& weight, const Tensor& scale, ScaleRecipe recipe);
 // Converts src (contiguous f32 of out's shape) into out (f32, bf16 or f16, any strides), rounding once.
 void from_f32(const Tensor& src, Tensor& out);

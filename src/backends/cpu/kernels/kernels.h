@@ -135,6 +135,34 @@ struct DotTile {
   const float* b_scale = nullptr; // e4m3 only: 128x128 block scales of the whole weight
   int64_t scale_ld = 0;
   int64_t b_row0 = 0;             // the weight row of B^T row 0 (for its scale block)
+// ---- Decode GEMV (linear with M <= 8, scaled_linear, small-M scaled_mm): out[m, n] = sum_k x[m, k] * w(n, k).
+inline constexpr int kGemvMaxM = 8;
+
+// Stored weight element types; fp8 is converted to f32 in registers, never into a dequantized copy.
+enum class GemvWeight : int { f32 = 0, bf16 = 1, f16 = 2, e4m3 = 3, e5m2 = 4 };
+
+// K is summed in blocks of this many elements (per lane; 128 under 128-wide scale blocks), the blocks' sums
+// then added (and scaled): long enough to amortize each block's bookkeeping, short enough for two-level sums.
+inline constexpr int64_t kGemvKBlock = 512;
+// A scale group spanning every n or every k (tensorwise, rowwise).
+inline constexpr int64_t kGemvWholeGroup = INT64_C(1) << 62;
+
+struct GemvPlan {
+  int64_t m, n, k;                // 1 <= m <= kGemvMaxM
+  const float* x;                 // [m, k] contiguous f32: the activations, converted (and scaled) once
+  const uint8_t* w;               // weight element (0, 0); row n starts w_row_bytes * n later, k contiguous
+  int64_t w_row_bytes;
+  GemvWeight w_type;
+  // Dequantization scale, or null: element (n, k) of the weight counts as w(n, k) * scale[(n / scale_n_group)
+  // * scale_n_stride + (k / scale_k_group) * scale_k_stride]; scale_k_group is 128 or whole.
+  const float* scale;
+  int64_t scale_n_group, scale_k_group, scale_n_stride, scale_k_stride;
+  const void* bias;               // [n] (element stride bias_stride) or null
+  RowType bias_type;
+  int64_t bias_stride;
+  void* out;                      // element (m, n) at out + m * out_m_stride + n * out_n_stride (elements)
+  RowType out_type;
+  int64_t out_m_stride, out_n_stride;
 };
 
 #define FOURFOLD_CPU_ISA_LIST(X) X(avx512bf16) X(avx512) X(avx2) X(scalar)
@@ -187,6 +215,8 @@ struct DotTile {
                               bool log);                                                                 \
   /* grouped_mm, moe_experts: the whole tile t (k == 0 writes zeros). */                                 \
   void dot_tile(const DotTile& t);                                                                       \
+  /* Decode GEMV: writes out[:, n] for n in [n_begin, n_end), all m rows per weight row (streamed once). */ \
+  void gemv_rows(const GemvPlan& plan, int64_t n_begin, int64_t n_end);                                  \
   }
 FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_DECLARE)
 #undef FOURFOLD_CPU_DECLARE

@@ -1,0 +1,105 @@
+// Dedicated decode linear (M <= 8): the activations converted once to a small f32 buffer, then the weight
+// streamed once, its rows split over the threads (kernels/gemv.cpp), bias and output conversion in the epilogue.
+#include <algorithm>
+#include <optional>
+
+#include "backends/cpu/cpu_ops.h"
+#include "fourfold/parallel.h"
+
+namespace fourfold::cpu {
+namespace {
+
+// Weight bytes per parallel chunk below which another thread costs more (its wake-up) than it saves.
+constexpr int64_t kChunkBytes = 128 * 1024;
+
+bool is_float_row(DType t) { return t == DType::f32 || t == DType::bf16 || t == DType::f16; }
+
+std::optional<GemvWeight> gemv_weight(DType t) {
+  switch (t) {
+    case DType::f32: return GemvWeight::f32;
+    case DType::bf16: return GemvWeight::bf16;
+    case DType::f16: return GemvWeight::f16;
+    case DType::f8_e4m3fn: return GemvWeight::e4m3;
+    case DType::f8_e5m2: return GemvWeight::e5m2;
+    default: return std::nullopt;
+  }
+}
+
+// x [M, K] (f32 / bf16 / f16, any strides) as a contiguous f32 tensor; x itself when it already is one.
+Tensor activations_f32(const Tensor& x) {
+  const int64_t m = x.size(0), k = x.size(1);
+  if (x.dtype() == DType::f32 && (k <= 1 || x.stride(1) == 1) && (m <= 1 || x.stride(0) == k)) return x;
+  Tensor out = Tensor::empty({m, k}, DType::f32);
+  float* o = out.data_as<float>();
+  const int64_t s0 = x.stride(0), s1 = x.stride(1);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < k; ++j) {
+      const int64_t e = i * s0 + j * s1;
+      switch (x.dtype()) {
+        case DType::f32: o[i * k + j] = x.data_as<const float>()[e]; break;
+        case DType::bf16: o[i * k + j] = bf16_to_f32(x.data_as<const uint16_t>()[e]); break;
+        default: o[i * k + j] = f16_to_f32(x.data_as<const uint16_t>()[e]); break;
+      }
+    }
+  return out;
+}
+
+}  // namespace
+
+RowType row_type(DType dtype) {
+  return dtype == DType::f32 ? RowType::f32 : dtype == DType::bf16 ? RowType::bf16 : RowType::f16;
+}
+
+void plan_epilogue(GemvPlan& p, const Tensor* bias, Tensor& out) {
+  p.bias = bias == nullptr ? nullptr : bias->data();
+  p.bias_type = bias == nullptr ? RowType::f32 : row_type(bias->dtype());
+  p.bias_stride = bias == nullptr ? 0 : bias->stride(0);
+  p.out = out.data();
+  p.out_type = row_type(out.dtype());
+  p.out_m_stride = out.stride(0);
+  p.out_n_stride = out.stride(1);
+}
+
+void run_gemv(const GemvPlan& p, GemvRowsFn rows) {
+  if (p.m == 0 || p.n == 0) return;
+  const int64_t es = p.w_type == GemvWeight::f32 ? 4 : (p.w_type == GemvWeight::bf16 || p.w_type == GemvWeight::f16) ? 2 : 1;
+  const int64_t row_bytes = std::max<int64_t>(1, p.k * es);
+  const int64_t grain = std::max<int64_t>(4, kChunkBytes / row_bytes);
+  parallel_for(0, p.n, grain, [&](int64_t begin, int64_t end) { rows(p, begin, end); });
+}
+
+bool linear_decode_covers(const LinearArgs& a) {
+  const DType xt = a.x.dtype(), wt = a.weight.dtype();
+  if (a.x.size(0) > kGemvMaxM || !is_float_row(xt) || a.out.dtype() != xt) return false;
+  if (!gemv_weight(wt)) return false;
+  if (a.weight.size(1) > 1 && a.weight.stride(1) != 1) return false;
+  if (is_fp8(wt)) return a.weight_scale != nullptr && a.weight_scale->dtype() == DType::f32;
+  return a.weight_scale == nullptr && (wt == xt || xt == DType::f32);
+}
+
+void linear_decode(const LinearArgs& a, GemvRowsFn rows) {
+  const int64_t m = a.x.size(0), k = a.x.size(1), n = a.weight.size(0);
+  if (m == 0 || n == 0) return;
+  const Tensor x = activations_f32(a.x);
+  GemvPlan p{};
+  p.m = m;
+  p.n = n;
+  p.k = k;
+  p.x = x.data_as<const float>();
+  p.w = static_cast<const uint8_t*>(a.weight.data());
+  p.w_row_bytes = a.weight.stride(0) * static_cast<int64_t>(dtype_size(a.weight.dtype()));
+  p.w_type = *gemv_weight(a.weight.dtype());
+  if (a.weight_scale != nullptr) {
+    const Tensor& s = *a.weight_scale;   // [1, 1], [N, 1] or [ceil(N/128), ceil(K/128)]
+    p.scale = s.data_as<const float>();
+    const bool block = a.weight_recipe == ScaleRecipe::block_128x128;
+    p.scale_n_group = a.weight_recipe == ScaleRecipe::tensorwise ? kGemvWholeGroup : block ? 128 : 1;
+    p.scale_k_group = block ? 128 : kGemvWholeGroup;
+    p.scale_n_stride = s.stride(0);
+    p.scale_k_stride = s.stride(1);
+  }
+  plan_epilogue(p, a.bias, a.out);
+  run_gemv(p, rows);
+}
+
+}  // namespace fourfold::cpu

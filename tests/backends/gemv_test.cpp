@@ -1,0 +1,174 @@
+// The dedicated decode GEMV (linear and scaled_linear with M <= 8) at every ISA level the host has, against the
+// reference: every weight x activation dtype, M 1..8, odd N and K (vector tails), bias or not, non-contiguous
+// x, fp8 recipes and special values (subnormals, +-max, NaN, inf), 1 vs 2 threads bit-identical, what it declines.
+#include <cmath>
+#include <cstring>
+
+#include "backends/cpu/isa.h"
+#include "fourfold/parallel.h"
+#include "support/test_support.h"
+#include "backends/dedicated_check.h"
+
+namespace fourfold {
+namespace {
+
+using testing::all_close;
+using testing::randn;
+
+// f32 accumulation over K <= 300 terms of size ~1: up to ~3e-5 absolute (sum of |terms| ~ 200 times 2^-24 per add); bf16 / f16 outputs round once.
+testing::Tolerance tolerance(DType out) {
+  return out == DType::f32 ? testing::Tolerance{1e-5, 5e-5} : testing::product_tolerance(out);
+}
+
+::testing::AssertionResult dedicated_matches(const std::function<Tensor()>& call, bool dedicated = true) {
+  return testing::matches_at_every_level(call, dedicated, &tolerance);
+}
+
+struct Pair {
+  DType x, w;
+};
+constexpr Pair kPairs[] = {{DType::f32, DType::f32},  {DType::bf16, DType::bf16}, {DType::f16, DType::f16},
+                           {DType::f32, DType::bf16}, {DType::f32, DType::f16}};
+
+TEST(Gemv, EveryDtypePairMAndTailMatchesTheReference) {
+  uint64_t seed = 1;
+  for (const Pair& p : kPairs)
+    for (int64_t m = 1; m <= 8; ++m)
+      for (auto [n, k] : {std::pair<int64_t, int64_t>{1, 1}, {13, 37}, {35, 130}}) {
+        const Tensor x = randn({m, k}, p.x, seed++), w = randn({n, k}, p.w, seed++), b = randn({n}, p.x, seed++);
+        EXPECT_TRUE(dedicated_matches([&] { return linear(x, w); })) << m << " " << n << " " << k;
+        EXPECT_TRUE(dedicated_matches([&] { return linear(x, w, b); })) << m << " " << n << " " << k;
+      }
+}
+
+TEST(Gemv, NonContiguousInputs) {
+  {
+    for (const Pair& p : kPairs) {
+      const Tensor x = testing::non_contiguous(randn({5, 67}, p.x, 10));
+      // Rows of a wider buffer: k contiguous, row stride 70, covered.
+      const Tensor w = randn({19, 70}, p.w, 11).narrow(1, 2, 67);
+      const Tensor b = randn({38}, p.x, 12).slice(0, 0, 38, 2);
+      EXPECT_TRUE(dedicated_matches([&] { return linear(x, w, b); }));
+      // A transposed weight (k strided) is declined.
+      const Tensor wt = testing::non_contiguous(randn({19, 67}, p.w, 13));
+      EXPECT_TRUE(dedicated_matches([&] { return linear(x, wt, b); }, wt.stride(1) == 1));
+    }
+  }
+}
+
+TEST(Gemv, DeclinesMoreThanEightRows) {
+  const Tensor x = randn({9, 40}, DType::f32, 20), w = randn({7, 40}, DType::bf16, 21);
+  EXPECT_TRUE(dedicated_matches([&] { return linear(x, w); }, false));
+}
+
+TEST(Gemv, EmptyKGivesTheBias) {
+  {
+    const Tensor x = Tensor::empty({3, 0}, DType::f32), w = Tensor::empty({5, 0}, DType::bf16);
+    const Tensor b = randn({5}, DType::f32, 22);
+    EXPECT_TRUE(dedicated_matches([&] { return linear(x, w, b); }));
+    EXPECT_TRUE(dedicated_matches([&] { return linear(x, w); }));
+  }
+}
+
+TEST(Gemv, NaNAndInfPropagate) {
+  {
+    Tensor x = randn({2, 33}, DType::f32, 23);
+    x.data_as<float>()[5] = NAN;
+    x.data_as<float>()[33 + 32] = INFINITY;   // the tail lane of row 1
+    const Tensor w = randn({9, 33}, DType::bf16, 24);
+    EXPECT_TRUE(dedicated_matches([&] { return linear(x, w); }));
+  }
+}
+
+// Each output is computed by one thread in a fixed order: the thread count does not change a bit.
+TEST(Gemv, OneAndTwoThreadsAreBitIdentical) {
+  const int threads = num_threads();
+  for (const Pair& p : kPairs) {
+    const Tensor x8 = randn({8, 515}, p.x, 30), w = randn({1001, 515}, p.w, 31), b = randn({1001}, p.x, 32);
+    for (cpu::Isa isa : cpu::host_isas())
+      for (int64_t m : {1, 3, 8}) {
+        cpu::ScopedIsa level(isa);
+        const Tensor x = x8.narrow(0, 0, m);
+        ScopedPolicy forced(Policy::parse("dedicated"));
+        set_num_threads(1);
+        const Tensor one = linear(x, w, b);
+        set_num_threads(2);
+        const Tensor two = linear(x, w, b);
+        EXPECT_TRUE(testing::bit_equal(one, two)) << cpu::isa_name(isa) << " " << m;
+      }
+  }
+  set_num_threads(threads);
+}
+
+// ---------------------------------------------------------------- scaled_linear (fp8 weights)
+
+struct Scales {
+  Tensor tensorwise, rowwise, block;
+};
+Scales scales_for(int64_t n, int64_t k, uint64_t seed) {
+  return {Tensor::from_vector({0.75}, {}, DType::f32), testing::rand_uniform({n, 1}, DType::f32, seed, 0.25, 2.0),
+          testing::rand_uniform({(n + 127) / 128, (k + 127) / 128}, DType::f32, seed + 1, 0.25, 2.0)};
+}
+
+// N = 130 and K = 270 leave partial 128x128 blocks and vector tails on both edges.
+TEST(GemvFp8, EveryRecipeMatchesTheReference) {
+  const int64_t n = 130, k = 270;
+  {
+    uint64_t seed = 40;
+    for (DType wdt : {DType::f8_e4m3fn, DType::f8_e5m2})
+      for (DType xdt : {DType::f32, DType::bf16})
+        for (int64_t m : {1, 2, 5, 8}) {
+          const Tensor x = randn({m, k}, xdt, seed++), w = randn({n, k}, wdt, seed++);
+          const Tensor b = randn({n}, xdt, seed++);
+          const Scales s = scales_for(n, k, seed++);
+          for (const Tensor* scale : {&s.tensorwise, &s.rowwise, &s.block}) {
+            EXPECT_TRUE(dedicated_matches([&] { return scaled_linear(x, w, *scale, b); }))
+                << dtype_name(wdt) << " " << dtype_name(xdt) << " m " << m << " scale " << scale->describe();
+            EXPECT_TRUE(dedicated_matches([&] { return scaled_linear(testing::non_contiguous(x), w, *scale); }));
+          }
+        }
+  }
+}
+
+// Every fp8 code through a one-hot x: out[n] = fp8(code n) * scale exactly, so subnormals must survive the
+// in-register conversion, +-max must not overflow, NaN must stay NaN and e5m2's inf stay inf.
+TEST(GemvFp8, EveryCodeIncludingSubnormalsMaxAndNaN) {
+  {
+    for (DType wdt : {DType::f8_e4m3fn, DType::f8_e5m2})
+      for (int64_t k : {16, 19}) {
+        const int64_t col = k - 1;   // the tail lane when k = 19
+        Tensor w = Tensor::zeros({256, k}, wdt);
+        for (int64_t c = 0; c < 256; ++c) static_cast<uint8_t*>(w.data())[c * k + col] = static_cast<uint8_t>(c);
+        Tensor x = Tensor::zeros({1, k}, DType::f32);
+        x.data_as<float>()[col] = 1.0f;
+        for (double scale : {1.0, 0.5}) {
+          const Tensor s = Tensor::from_vector({scale}, {}, DType::f32);
+          EXPECT_TRUE(testing::matches_at_every_level([&] { return scaled_linear(x, w, s); }, true, &testing::exact))
+              << dtype_name(wdt) << " k " << k;
+          // The reference's own value of the smallest subnormal (code 1), which the kernels matched: not zero.
+          testing::ReferenceOnly ref;
+          EXPECT_EQ(scaled_linear(x, w, s).data_as<float>()[1],
+                    static_cast<float>(std::ldexp(scale, wdt == DType::f8_e4m3fn ? -9 : -16)));
+        }
+      }
+  }
+}
+
+TEST(GemvFp8, OneAndTwoThreadsAreBitIdentical) {
+  const int threads = num_threads();
+  const Tensor x = randn({4, 300}, DType::bf16, 50), w = randn({515, 300}, DType::f8_e4m3fn, 51, 8.0);
+  const Scales s = scales_for(515, 300, 52);
+  for (cpu::Isa isa : cpu::host_isas()) {
+    cpu::ScopedIsa level(isa);
+    ScopedPolicy forced(Policy::parse("dedicated"));
+    set_num_threads(1);
+    const Tensor one = scaled_linear(x, w, s.block);
+    set_num_threads(2);
+    const Tensor two = scaled_linear(x, w, s.block);
+    EXPECT_TRUE(testing::bit_equal(one, two)) << cpu::isa_name(isa);
+  }
+  set_num_threads(threads);
+}
+
+}  // namespace
+}  // namespace fourfold

@@ -132,7 +132,9 @@ TEST(CpuGemm, LinearStridedBatchedAndEmpty) {
 TEST(CpuGemm, LinearDeclinesDecodeRowsAndFp8) {
   const Tensor x = testing::randn({8, 16}, DType::f32, 20);
   const Tensor w = testing::randn({16, 16}, DType::f32, 21);
-  EXPECT_TRUE(matches_reference(linear_fn(x, w, std::nullopt), 16, false));
+  Tensor out = Tensor::empty({8, 16}, DType::f32);
+  EXPECT_FALSE(cpu::linear_prefill_covers(LinearArgs{x, w, nullptr, out}));   // decode rows are the GEMV's
+  EXPECT_TRUE(matches_reference(linear_fn(x, w, std::nullopt), 16, true));
   EXPECT_TRUE(matches_reference(linear_fn(x.to(DType::f64), w.to(DType::f64), std::nullopt), 16, false));
   const Tensor x9 = testing::randn({9, 16}, DType::f32, 22);
   const Tensor w8 = w.to(DType::f8_e4m3fn);

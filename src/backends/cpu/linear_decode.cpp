@@ -46,10 +46,6 @@ Tensor activations_f32(const Tensor& x) {
 
 }  // namespace
 
-RowType row_type(DType dtype) {
-  return dtype == DType::f32 ? RowType::f32 : dtype == DType::bf16 ? RowType::bf16 : RowType::f16;
-}
-
 void plan_epilogue(GemvPlan& p, const Tensor* bias, Tensor& out) {
   p.bias = bias == nullptr ? nullptr : bias->data();
   p.bias_type = bias == nullptr ? RowType::f32 : row_type(bias->dtype());

@@ -135,6 +135,8 @@ struct DotTile {
   const float* b_scale = nullptr; // e4m3 only: 128x128 block scales of the whole weight
   int64_t scale_ld = 0;
   int64_t b_row0 = 0;             // the weight row of B^T row 0 (for its scale block)
+};
+
 // ---- Decode GEMV (linear with M <= 8, scaled_linear, small-M scaled_mm): out[m, n] = sum_k x[m, k] * w(n, k).
 inline constexpr int kGemvMaxM = 8;
 

@@ -13,28 +13,14 @@
 #include <immintrin.h>   // _mm_prefetch (SSE, every level); the AVX512-BF16 path's intrinsics
 
 #include "backends/cpu/kernels/kernels.h"
+#include "backends/cpu/kernels/vec.h"   // lanes, vector types, loads and stores
 #include "fourfold/dtype.h"   // the out-of-line scalar f16/bf16 conversions, for tails and f16
 
 namespace fourfold::cpu::FOURFOLD_ISA_NAMESPACE {
 namespace {
 
-#if defined(__AVX512F__)
-constexpr int kLanes = 16;
-#elif defined(__AVX2__)
-constexpr int kLanes = 8;
-#else
-constexpr int kLanes = 4;   // SSE2, the x86-64 baseline
-#endif
 static_assert(kAttnPad % kLanes == 0 && kAttnKeyBlock % kLanes == 0);
 
-typedef float vf __attribute__((vector_size(kLanes * 4)));
-typedef int32_t vi __attribute__((vector_size(kLanes * 4)));
-typedef uint32_t vu __attribute__((vector_size(kLanes * 4)));
-typedef uint16_t vh __attribute__((vector_size(kLanes * 2)));
-
-constexpr float kInf = std::numeric_limits<float>::infinity();
-
-inline vf splat(float v) { return vf{} + v; }
 inline vf loadu(const float* p) {
   vf v;
   std::memcpy(&v, p, sizeof v);

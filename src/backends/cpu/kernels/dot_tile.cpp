@@ -10,21 +10,12 @@
 #endif
 
 #include "backends/cpu/kernels/kernels.h"
+#include "backends/cpu/kernels/vec.h"   // lanes, vector types, loads and stores
 
 namespace fourfold::cpu::FOURFOLD_ISA_NAMESPACE {
 namespace {
 
-#if defined(__AVX512F__)
-constexpr int kLanes = 16;
-#elif defined(__AVX2__)
-constexpr int kLanes = 8;
-#else
-constexpr int kLanes = 4;   // SSE2 is part of the x86-64 baseline the scalar level is built for
-#endif
 
-typedef float vf __attribute__((vector_size(kLanes * 4)));
-typedef uint32_t vu __attribute__((vector_size(kLanes * 4)));
-typedef uint16_t vh __attribute__((vector_size(kLanes * 2)));
 
 typedef uint8_t vb __attribute__((vector_size(kLanes)));
 

@@ -10,25 +10,14 @@
 #endif
 
 #include "backends/cpu/kernels/kernels.h"
+#include "backends/cpu/kernels/vec.h"   // lanes, vector types, loads and stores
 #include "fourfold/dtype.h"   // the out-of-line scalar conversions, for the epilogue and the scalar level
 
 namespace fourfold::cpu::FOURFOLD_ISA_NAMESPACE {
 namespace {
 
-#if defined(__AVX512F__)
-constexpr int kLanes = 16;
-#elif defined(__AVX2__)
-constexpr int kLanes = 8;
-#else
-constexpr int kLanes = 4;   // SSE2, the x86-64 baseline
-#endif
 
-typedef float vf __attribute__((vector_size(kLanes * 4)));
-typedef uint32_t vu __attribute__((vector_size(kLanes * 4)));
-typedef int32_t vi __attribute__((vector_size(kLanes * 4)));
-typedef uint16_t vh __attribute__((vector_size(kLanes * 2)));
 
-inline vf splat(float v) { return vf{} + v; }
 inline vu splatu(uint32_t v) { return vu{} + v; }
 
 // FP8 through f16, whose hardware conversion to f32 is exact for every f16 (subnormals included): an e5m2 code

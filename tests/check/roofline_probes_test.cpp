@@ -60,7 +60,8 @@ TEST(RooflineProbes, ReadBandwidthOutsideTheCacheIsSane) {
   probe_write_gbs(buffer.data(), buffer.nbytes(), isa);
   const double gbs = probe_read_gbs(buffer.data(), buffer.nbytes(), isa);
   set_num_threads(saved);
-  EXPECT_GT(gbs, 1.0);
+  // Wide bounds: a saturated shared machine measured 0.66 GB/s; a unit slip (MB vs GB) is off by 1000x.
+  EXPECT_GT(gbs, 0.1);
   EXPECT_LT(gbs, 1000.0);
 }
 

@@ -10,6 +10,7 @@
 #include "model/model_folder.h"
 #include "model/safetensors.h"
 #include "model/weight_layout.h"
+#include "model/temp_dirs.h"
 #include "support/test_support.h"
 
 namespace fourfold::model {
@@ -19,24 +20,9 @@ namespace fs = std::filesystem;
 using fourfold::testing::bit_equal;
 using fourfold::testing::throws_with;
 
-// The folders this process made under the temp directory are removed when the tests end.
-struct RemoveTempDirs {
-  ~RemoveTempDirs() {
-    std::error_code ec;
-    const std::string mine = "fourfold_folder_" + std::to_string(::getpid()) + "_";
-    for (const auto& entry : fs::directory_iterator(fs::temp_directory_path(), ec))
-      if (entry.path().filename().string().rfind(mine, 0) == 0) fs::remove_all(entry.path(), ec);
-  }
-} remove_temp_dirs;
+const testing::TempDirs temp_dirs("fourfold_folder");
 
-fs::path temp_dir(const std::string& suffix = "") {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("fourfold_folder_" + std::to_string(::getpid()) + "_" +
-                        ::testing::UnitTest::GetInstance()->current_test_info()->name() + suffix);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+fs::path temp_dir(const std::string& suffix = "") { return temp_dirs.make(suffix); }
 
 void expect_loads_back(const fs::path& dir, const ModelConfig& config, const TensorMap& weights) {
   const LoadedModel m = load_model_folder(dir);

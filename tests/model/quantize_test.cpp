@@ -10,6 +10,7 @@
 #include "model/model_maker.h"
 #include "model/quantize.h"
 #include "model/weight_layout.h"
+#include "model/temp_dirs.h"
 #include "support/test_support.h"
 
 namespace fourfold::model {
@@ -19,23 +20,9 @@ namespace fs = std::filesystem;
 using fourfold::testing::bit_equal;
 using fourfold::testing::throws_with;
 
-// The folders this process made under the temp directory are removed when the tests end.
-struct RemoveTempDirs {
-  ~RemoveTempDirs() {
-    std::error_code ec;
-    const std::string mine = "fourfold_quantize_" + std::to_string(::getpid()) + "_";
-    for (const auto& entry : fs::directory_iterator(fs::temp_directory_path(), ec))
-      if (entry.path().filename().string().rfind(mine, 0) == 0) fs::remove_all(entry.path(), ec);
-  }
-} remove_temp_dirs;
+const testing::TempDirs temp_dirs("fourfold_quantize");
 
-fs::path temp_dir(const std::string& suffix = "") {
-  const fs::path dir = fs::temp_directory_path() /
-                       ("fourfold_quantize_" + std::to_string(::getpid()) + "_" +
-                        ::testing::UnitTest::GetInstance()->current_test_info()->name() + suffix);
-  fs::remove_all(dir);
-  return dir;
-}
+fs::path temp_dir(const std::string& suffix = "") { return temp_dirs.make(suffix); }
 
 // e4m3 keeps 3 mantissa bits: a normal value rounds within 2^-4 of itself, and subnormals (in units of the
 // scale) within 2^-10, far below 2^-4 of the block's max (448 units). So every element must lie within

@@ -30,18 +30,6 @@ constexpr double kMinParallelWork = 1e5;
 
 int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
-
-float load_elem(const uint8_t* p, DType t) {
-  if (t == DType::f32) {
-    float v;
-    std::memcpy(&v, p, 4);
-    return v;
-  }
-  uint16_t h;
-  std::memcpy(&h, p, 2);
-  return t == DType::bf16 ? bf16_to_f32(h) : f16_to_f32(h);
-}
-
 void store_elem(uint8_t* p, DType t, float v) {
   if (t == DType::f32) {
     std::memcpy(p, &v, 4);
@@ -174,7 +162,7 @@ class Attention {
                        (rows.b * a_.q.stride(0) + h * a_.q.stride(1) + i * a_.q.stride(2)) * es;
     const int64_t step = a_.q.stride(3) * es;
     float* dst = w.q.data() + r * p_.e_pad;
-    for (int64_t c = 0; c < p_.e; ++c) dst[c] = load_elem(q + c * step, t);
+    for (int64_t c = 0; c < p_.e; ++c) dst[c] = static_cast<float>(load_as_double(t, q + c * step));   // exact for f32/bf16/f16
     std::fill(dst + p_.e, dst + p_.e_pad, 0.0f);
     w.limit[r] = key_limit(a_.causal, i, p_.l, p_.s);
     if (a_.mask != nullptr) {

@@ -30,15 +30,6 @@ constexpr double kMinParallelWork = 1e5;
 
 int64_t round_up(int64_t x, int64_t m) { return (x + m - 1) / m * m; }
 
-void store_elem(uint8_t* p, DType t, float v) {
-  if (t == DType::f32) {
-    std::memcpy(p, &v, 4);
-    return;
-  }
-  const uint16_t h = t == DType::bf16 ? f32_to_bf16(v) : f32_to_f16(v);
-  std::memcpy(p, &h, 2);
-}
-
 bool computes(DType t) { return t == DType::f32 || t == DType::bf16 || t == DType::f16; }
 
 struct Plan {
@@ -211,7 +202,7 @@ class Attention {
                    (rows.b * a_.out.stride(0) + h * a_.out.stride(1) + i * a_.out.stride(2)) * es;
     const float inv = l == 0.0f ? 0.0f : 1.0f / l;
     const int64_t step = a_.out.stride(3) * es;
-    for (int64_t c = 0; c < p_.ev; ++c) store_elem(out + c * step, t, l == 0.0f ? 0.0f : acc[c] * inv);
+    for (int64_t c = 0; c < p_.ev; ++c) store_from_double(t, out + c * step, l == 0.0f ? 0.0f : acc[c] * inv);   // f32 value: rounds once
   }
 
   // The chunks' states of one tile rescaled to their common max and summed, in chunk order (deterministic).

@@ -48,12 +48,12 @@ inline void poison_cache(const Outputs& like) {
 
 // fn forced to `tier` must run `op` there (or, with covered = false, must leave it to a slower tier) and agree
 // with the reference; with two threads it must give the same bits as with one (deterministic) or agree within
-// the tolerance. For the dedicated tier every host ISA level is forced in turn.
+// the tolerance. Every host ISA level is forced in turn (the generic tier's loops are per level too).
 inline void expect_matches(const std::string& op, Tier tier, const Fn& fn, Tol t, const std::string& what,
                            bool covered = true, bool deterministic = true) {
   const Outputs want = under("reference", fn);
   std::vector<cpu::Isa> levels = {cpu::active_isa()};
-  if (tier == Tier::dedicated) levels = cpu::host_isas();
+  if (tier == Tier::dedicated || tier == Tier::generic) levels = cpu::host_isas();
   const int saved = num_threads();
   for (cpu::Isa isa : levels) {
     cpu::ScopedIsa level(isa);

@@ -1,5 +1,5 @@
-// The generic tier's primitives: each one pass over memory, threaded with parallel_for, with inner loops
-// simple enough for the compiler to vectorise.
+// The generic tier's primitives: each one pass over memory, threaded with parallel_for; the contiguous inner
+// loops are the active ISA level's (kernels/loops.h), the strided and exotic-dtype edges plain loops here.
 #include "backends/generic/primitives.h"
 
 #include <algorithm>
@@ -8,10 +8,38 @@
 #include <cstring>
 #include <limits>
 
+#include "backends/cpu/gemm.h"
+#include "backends/cpu/isa.h"
 #include "fourfold/parallel.h"
 
 namespace fourfold::generic {
 namespace {
+
+// The active level's loops, indexed by cpu::Isa.
+struct Loops {
+  decltype(&scalar::unary_loop) unary;
+  decltype(&scalar::affine_loop) affine;
+  decltype(&scalar::binary_rows) binary;
+  decltype(&scalar::reduce_rows) reduce;
+  decltype(&scalar::widen_row) widen;
+  decltype(&scalar::narrow_row) narrow;
+  decltype(&scalar::gemm_nt_dots) gemm_dots;
+};
+#define FOURFOLD_GENERIC_LOOPS(isa) \
+  Loops{&isa::unary_loop, &isa::affine_loop, &isa::binary_rows, &isa::reduce_rows, &isa::widen_row, &isa::narrow_row, \
+        &isa::gemm_nt_dots}
+
+const Loops& loops() {
+  static const Loops table[cpu::kIsaCount] = {FOURFOLD_GENERIC_LOOPS(scalar), FOURFOLD_GENERIC_LOOPS(avx2),
+                                              FOURFOLD_GENERIC_LOOPS(avx512), FOURFOLD_GENERIC_LOOPS(avx512bf16)};
+  return table[static_cast<int>(cpu::active_isa())];
+}
+
+const cpu::GemmPieces& gemm_pieces() {
+  static const cpu::GemmPieces table[cpu::kIsaCount] = {FOURFOLD_GEMM_PIECES(scalar), FOURFOLD_GEMM_PIECES(avx2),
+                                                        FOURFOLD_GEMM_PIECES(avx512), FOURFOLD_GEMM_PIECES(avx512bf16)};
+  return table[static_cast<int>(cpu::active_isa())];
+}
 
 // Rows per chunk so that a chunk holds at least kGrainElements elements.
 int64_t grain_rows(int64_t cols) { return std::max<int64_t>(1, kGrainElements / std::max<int64_t>(1, cols)); }
@@ -45,6 +73,7 @@ inline uint16_t round_to_bf16(float v) {
 }
 
 void load_row(DType dtype, const uint8_t* src, int64_t inner, float* dst, int64_t n) {
+  if (inner == 1 && computes(dtype)) return loops().widen(cpu::row_type(dtype), src, dst, n);
   switch (dtype) {
     case DType::f32: {
       const auto* s = reinterpret_cast<const float*>(src);
@@ -70,6 +99,7 @@ void load_row(DType dtype, const uint8_t* src, int64_t inner, float* dst, int64_
 }
 
 void store_row(const float* src, DType dtype, uint8_t* dst, int64_t inner, int64_t n) {
+  if (inner == 1 && computes(dtype)) return loops().narrow(src, cpu::row_type(dtype), dst, n);
   switch (dtype) {
     case DType::f32: {
       auto* d = reinterpret_cast<float*>(dst);
@@ -131,116 +161,6 @@ void fill_strided_row(const uint8_t* pattern, uint8_t* dst, int64_t inner, int64
     default:
       for (int64_t j = 0; j < n; ++j) std::memcpy(dst + j * inner * es, pattern, static_cast<size_t>(es));
   }
-}
-
-float unary_one(Unary op, float v) {
-  switch (op) {
-    case Unary::neg: return -v;
-    case Unary::exp: return std::exp(v);
-    case Unary::log: return std::log(v);
-    case Unary::reciprocal: return 1.0f / v;
-    case Unary::rsqrt: return 1.0f / std::sqrt(v);
-    case Unary::square: return v * v;
-    case Unary::cube: return v * v * v;
-    case Unary::erf: return std::erf(v);
-    case Unary::tanh: return std::tanh(v);
-  }
-  return v;
-}
-
-// The op is a template parameter so that each loop is a straight-line body the compiler can vectorise.
-template <Unary op>
-void unary_loop(const float* x, float* y, int64_t n) {
-  for (int64_t i = 0; i < n; ++i) y[i] = unary_one(op, x[i]);
-}
-
-template <Binary op>
-inline float binary_one(float a, float b) {
-  if constexpr (op == Binary::add) return a + b;
-  else if constexpr (op == Binary::sub) return a - b;
-  else if constexpr (op == Binary::mul) return a * b;
-  else return a / b;
-}
-
-template <Binary op>
-void binary_typed(const float* a, const float* b, Broadcast bc, float* y, int64_t rows, int64_t cols) {
-  if (bc == Broadcast::none) {
-    parallel_for(0, rows * cols, kGrainElements, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) y[i] = binary_one<op>(a[i], b[i]);
-    });
-    return;
-  }
-  parallel_for(0, rows, grain_rows(cols), [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r) {
-      const float* ar = a + r * cols;
-      float* yr = y + r * cols;
-      if (bc == Broadcast::per_row) {
-        const float br = b[r];
-        for (int64_t j = 0; j < cols; ++j) yr[j] = binary_one<op>(ar[j], br);
-      } else {
-        for (int64_t j = 0; j < cols; ++j) yr[j] = binary_one<op>(ar[j], b[j]);
-      }
-    }
-  });
-}
-
-// Independent lanes instead of one running value: the order stays fixed (no -ffast-math needed) and the
-// lane loop vectorises.
-constexpr int kLanes = 16;
-
-float sum_row(const float* x, int64_t n) {
-  float acc[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int l = 0; l < kLanes; ++l) acc[l] += x[i + l];
-  float s = 0.0f;
-  for (int l = 0; l < kLanes; ++l) s += acc[l];
-  for (; i < n; ++i) s += x[i];
-  return s;
-}
-
-float max_row(const float* x, int64_t n) {
-  float acc[kLanes];
-  std::fill(acc, acc + kLanes, -std::numeric_limits<float>::infinity());
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int l = 0; l < kLanes; ++l) acc[l] = x[i + l] > acc[l] ? x[i + l] : acc[l];
-  float m = -std::numeric_limits<float>::infinity();
-  for (int l = 0; l < kLanes; ++l) m = acc[l] > m ? acc[l] : m;
-  for (; i < n; ++i) m = x[i] > m ? x[i] : m;
-  return m;
-}
-
-// Four dot products of one row of A with four rows of B over [0, k): A is loaded once for all four.
-void dot_1x4(const float* a, const float* b0, const float* b1, const float* b2, const float* b3, int64_t k,
-             float* out) {
-  constexpr int L = 8;
-  float s0[L] = {}, s1[L] = {}, s2[L] = {}, s3[L] = {};
-  int64_t i = 0;
-  for (; i + L <= k; i += L)
-    for (int l = 0; l < L; ++l) {
-      const float av = a[i + l];
-      s0[l] += av * b0[i + l];
-      s1[l] += av * b1[i + l];
-      s2[l] += av * b2[i + l];
-      s3[l] += av * b3[i + l];
-    }
-  float r0 = 0, r1 = 0, r2 = 0, r3 = 0;
-  for (int l = 0; l < L; ++l) r0 += s0[l], r1 += s1[l], r2 += s2[l], r3 += s3[l];
-  for (; i < k; ++i) r0 += a[i] * b0[i], r1 += a[i] * b1[i], r2 += a[i] * b2[i], r3 += a[i] * b3[i];
-  out[0] += r0, out[1] += r1, out[2] += r2, out[3] += r3;
-}
-
-float dot_1x1(const float* a, const float* b, int64_t k) {
-  constexpr int L = 8;
-  float s[L] = {};
-  int64_t i = 0;
-  for (; i + L <= k; i += L)
-    for (int l = 0; l < L; ++l) s[l] += a[i + l] * b[i + l];
-  float r = 0;
-  for (int l = 0; l < L; ++l) r += s[l];
-  for (; i < k; ++i) r += a[i] * b[i];
-  return r;
 }
 
 }  // namespace
@@ -338,71 +258,55 @@ void fill(Tensor& t, double value) {
 }
 
 void unary(Unary op, const float* x, float* y, int64_t n) {
-  parallel_for(0, n, kGrainElements, [&](int64_t begin, int64_t end) {
-    const float* xs = x + begin;
-    float* ys = y + begin;
-    const int64_t len = end - begin;
-    switch (op) {
-      case Unary::neg: unary_loop<Unary::neg>(xs, ys, len); break;
-      case Unary::exp: unary_loop<Unary::exp>(xs, ys, len); break;
-      case Unary::log: unary_loop<Unary::log>(xs, ys, len); break;
-      case Unary::reciprocal: unary_loop<Unary::reciprocal>(xs, ys, len); break;
-      case Unary::rsqrt: unary_loop<Unary::rsqrt>(xs, ys, len); break;
-      case Unary::square: unary_loop<Unary::square>(xs, ys, len); break;
-      case Unary::cube: unary_loop<Unary::cube>(xs, ys, len); break;
-      case Unary::erf: unary_loop<Unary::erf>(xs, ys, len); break;
-      case Unary::tanh: unary_loop<Unary::tanh>(xs, ys, len); break;
-    }
-  });
+  const auto loop = loops().unary;
+  parallel_for(0, n, kGrainElements, [&](int64_t begin, int64_t end) { loop(op, x + begin, y + begin, end - begin); });
 }
 
 void affine(const float* x, float scale, float shift, float* y, int64_t n) {
-  parallel_for(0, n, kGrainElements, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) y[i] = x[i] * scale + shift;
-  });
+  const auto loop = loops().affine;
+  parallel_for(0, n, kGrainElements,
+               [&](int64_t begin, int64_t end) { loop(x + begin, scale, shift, y + begin, end - begin); });
 }
 
 void binary(Binary op, const float* a, const float* b, Broadcast broadcast, float* y, int64_t rows, int64_t cols) {
-  switch (op) {
-    case Binary::add: binary_typed<Binary::add>(a, b, broadcast, y, rows, cols); break;
-    case Binary::sub: binary_typed<Binary::sub>(a, b, broadcast, y, rows, cols); break;
-    case Binary::mul: binary_typed<Binary::mul>(a, b, broadcast, y, rows, cols); break;
-    case Binary::div: binary_typed<Binary::div>(a, b, broadcast, y, rows, cols); break;
+  const auto loop = loops().binary;
+  if (broadcast == Broadcast::none) {
+    // Elementwise: one long row, split by elements rather than by (possibly few, long) rows.
+    parallel_for(0, rows * cols, kGrainElements, [&](int64_t begin, int64_t end) {
+      loop(op, a + begin, b + begin, Broadcast::none, y + begin, 0, 1, end - begin);
+    });
+    return;
   }
+  parallel_for(0, rows, grain_rows(cols), [&](int64_t begin, int64_t end) { loop(op, a, b, broadcast, y, begin, end, cols); });
 }
 
 void row_reduce(Reduce op, const float* x, int64_t rows, int64_t cols, float* out) {
-  parallel_for(0, rows, grain_rows(cols), [&](int64_t begin, int64_t end) {
-    for (int64_t r = begin; r < end; ++r)
-      out[r] = op == Reduce::max ? max_row(x + r * cols, cols) : sum_row(x + r * cols, cols);
-  });
+  const auto loop = loops().reduce;
+  parallel_for(0, rows, grain_rows(cols), [&](int64_t begin, int64_t end) { loop(op, x, begin, end, cols, out); });
 }
 
 void gemm_nt(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k) {
   if (m == 0 || n == 0) return;
-  // Tiles of C: a tile's rows of B (kTileN x kBlockK floats, 64 KiB) stay in L2 while every row of A in the
-  // tile streams past them.
-  constexpr int64_t kTileM = 32, kTileN = 64, kBlockK = 256;
-  const int64_t tiles_m = (m + kTileM - 1) / kTileM, tiles_n = (n + kTileN - 1) / kTileN;
-  const int64_t tile_work = std::min(m, kTileM) * std::min(n, kTileN) * std::max<int64_t>(k, 1);
-  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 18) / tile_work);
-  parallel_for(0, tiles_m * tiles_n, grain, [&](int64_t begin, int64_t end) {
-    for (int64_t t = begin; t < end; ++t) {
-      const int64_t m0 = (t / tiles_n) * kTileM, n0 = (t % tiles_n) * kTileN;
-      const int64_t m1 = std::min(m, m0 + kTileM), n1 = std::min(n, n0 + kTileN);
-      for (int64_t i = m0; i < m1; ++i) std::fill(c + i * n + n0, c + i * n + n1, 0.0f);
-      for (int64_t k0 = 0; k0 < k; k0 += kBlockK) {
-        const int64_t kl = std::min(kBlockK, k - k0);
-        for (int64_t i = m0; i < m1; ++i) {
-          const float* ai = a + i * k + k0;
-          float* ci = c + i * n;
-          int64_t j = n0;
-          for (; j + 4 <= n1; j += 4)
-            dot_1x4(ai, b + j * k + k0, b + (j + 1) * k + k0, b + (j + 2) * k + k0, b + (j + 3) * k + k0, kl, ci + j);
-          for (; j < n1; ++j) ci[j] += dot_1x1(ai, b + j * k + k0, kl);
-        }
-      }
-    }
+  if (m > kGemmDotRows) {
+    // B [n, k] row-major is the operand [k, n] with element (kk, j) at j * k + kk.
+    const cpu::GemmProblem p{m, n, k, cpu::GemmOperand{reinterpret_cast<const uint8_t*>(a), cpu::RowType::f32, k, 1},
+                             cpu::GemmOperand{reinterpret_cast<const uint8_t*>(b), cpu::RowType::f32, 1, k},
+                             cpu::GemmOut{reinterpret_cast<uint8_t*>(c), cpu::RowType::f32, n, 1, nullptr,
+                                          cpu::RowType::f32, 0}};
+    cpu::gemm({p}, gemm_pieces());
+    return;
+  }
+  if (k == 0) {
+    std::fill(c, c + m * n, 0.0f);
+    return;
+  }
+  // Column tiles of all m rows: each thread streams its own rows of B once.
+  constexpr int64_t kTileN = 64;
+  const int64_t tiles = (n + kTileN - 1) / kTileN;
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / (std::min(n, kTileN) * k));
+  const auto dots = loops().gemm_dots;
+  parallel_for(0, tiles, grain, [&](int64_t begin, int64_t end) {
+    dots(a, b, c, n, k, 0, m, begin * kTileN, std::min(n, end * kTileN));
   });
 }
 

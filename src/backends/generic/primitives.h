@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "backends/generic/kernels/loops.h"   // the Unary, Binary, Broadcast and Reduce ops
 #include "fourfold/tensor.h"
 #include "ops/op_args.h"
 
@@ -32,24 +33,23 @@ void copy(const Tensor& src, Tensor& dst);
 // Every element of t (any dtype, any strides) set to `value` converted once to t's dtype.
 void fill(Tensor& t, double value);
 
-// y[i] = f(x[i]) over n contiguous floats; y may alias x.
-enum class Unary { neg, exp, log, reciprocal, rsqrt, square, cube, erf, tanh };
+// y[i] = f(x[i]) over n contiguous floats; y may alias x. exp is the dedicated tier's vectorized exp (<= 2 ulp).
 void unary(Unary op, const float* x, float* y, int64_t n);
 // y[i] = x[i] * scale + shift.
 void affine(const float* x, float scale, float shift, float* y, int64_t n);
 
 // y = a op b over [rows, cols]: b is [rows, cols] (none), one value per row [rows] (per_row), or one value
 // per column [cols] (per_col).
-enum class Binary { add, sub, mul, div };
-enum class Broadcast { none, per_row, per_col };
 void binary(Binary op, const float* a, const float* b, Broadcast broadcast, float* y, int64_t rows, int64_t cols);
 
 // out[r] = reduce(x[r, :]) over [rows, cols]; max of an empty row is -inf, sum of one is 0. The max ignores
 // NaN (the softmax passes after it propagate it anyway).
-enum class Reduce { max, sum };
 void row_reduce(Reduce op, const float* x, int64_t rows, int64_t cols, float* out);
 
-// C[M, N] = A[M, K] * B[N, K]^T, all contiguous row-major f32: cache-blocked, threaded over tiles of C.
+// C[M, N] = A[M, K] * B[N, K]^T, all contiguous row-major f32, threaded over tiles of C: the dedicated tier's
+// packed GEMM (as a graph lowering calls the best BLAS it has), and dot products for M <= kGemmDotRows, where a
+// register tile of 12 rows would mostly multiply padding.
+inline constexpr int64_t kGemmDotRows = 8;
 void gemm_nt(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k);
 
 }  // namespace fourfold::generic

@@ -89,17 +89,20 @@ TEST_P(CpuSoftmax, InfinitiesAndNaN) {
     cpu::ScopedIsa level(isa);
     for (DType t : {DType::f32, DType::bf16, DType::f16})
       for (int64_t n : {5, 17, 70000}) {
-        std::vector<double> v(4 * n);
+        std::vector<double> v(5 * n);
         for (int64_t j = 0; j < n; ++j) {
           v[j] = -kInf;                                   // row 0: all -inf
           v[n + j] = j == n / 2 ? kNaN : 0.01 * (j % 7);  // row 1: one NaN
           v[2 * n + j] = j == n - 1 ? kInf : 1.0;         // row 2: one +inf
           v[3 * n + j] = j % 3 == 0 ? -kInf : 0.1 * (j % 5);   // row 3: some -inf
+          // row 4: a vector lane that is -inf throughout while the row's max is far below 0 (exp(0 - max)
+          // overflows: a kept-exp shift of 0 for that lane would make 0 * inf)
+          v[4 * n + j] = j % 16 == 3 ? -kInf : -200.0 - 0.01 * (j % 11);
         }
         for (SoftmaxFn fn : {&softmax, &log_softmax}) {
-          const Tensor x = Tensor::from_vector(v, {4, n}, t);
+          const Tensor x = Tensor::from_vector(v, {5, n}, t);
           EXPECT_TRUE(matches_reference(fn, x, 1, true, isa));
-          for (int64_t r = 0; r < 4; ++r) EXPECT_TRUE(matches_reference(fn, x.select(0, r), 0, true, isa));
+          for (int64_t r = 0; r < 5; ++r) EXPECT_TRUE(matches_reference(fn, x.select(0, r), 0, true, isa));
         }
       }
   }

@@ -12,8 +12,9 @@ using PadRowsFn = void (*)(const PadPlan&, int64_t, int64_t);
 void constant_pad_nd(const PadArgs& args, PadRowsFn pad_rows);
 
 struct SoftmaxPieces {
-  RowStats (*stats)(const void*, RowType, int64_t);
+  RowStats (*stats)(const void*, RowType, int64_t, float*, float*);
   void (*write)(const void*, void*, RowType, int64_t, float, float, bool, bool);
+  void (*write_kept)(const float*, const float*, void*, RowType, int64_t, float, float, bool);
 };
 // Contiguous rows along the last dim, f32 / bf16 / f16.
 bool softmax_covers(const SoftmaxArgs& args);

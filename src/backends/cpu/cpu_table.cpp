@@ -9,7 +9,8 @@ namespace {
 
 #define FOURFOLD_CPU_TABLE(isa)                                                                                   \
   KernelTable isa##_table() {                                                                                     \
-    static constexpr cpu::SoftmaxPieces pieces{&cpu::isa::softmax_stats, &cpu::isa::softmax_write};                      \
+    static constexpr cpu::SoftmaxPieces pieces{&cpu::isa::softmax_stats, &cpu::isa::softmax_write,                 \
+                                               &cpu::isa::softmax_write_kept};                                    \
     static constexpr cpu::GemmPieces gemm = FOURFOLD_GEMM_PIECES(isa);                                            \
     static constexpr cpu::AttentionPieces attention{&cpu::isa::attention_tile};                                  \
     KernelTable t;                                                                                                \

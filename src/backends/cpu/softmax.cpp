@@ -54,13 +54,22 @@ void softmax(const SoftmaxArgs& a, bool log, const SoftmaxPieces& k) {
   uint8_t* out = static_cast<uint8_t*>(a.out.data());
   const int threads = num_threads();
 
+  // softmax keeps the stats pass's exps (f32, from the allocator: per chunk of work, reused across its rows) so
+  // that its write pass needs one exp per block, not a second one per element: exp, not memory, bounds both
+  // passes on rows that fit in cache. log_softmax's write pass has no exp to save.
+  const auto kept_buffer = [&](int64_t len) { return log ? Tensor() : Tensor::empty({2 * softmax_kept_floats(len)}, DType::f32); };
+
   if (rows >= threads || n < 2 * kSplitMin) {
     const int64_t grain = std::max<int64_t>(1, 16384 / n);
     parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
+      Tensor buf = kept_buffer(n);
+      float* kept = buf.defined() ? buf.data_as<float>() : nullptr;
+      float* shifts = kept == nullptr ? nullptr : kept + softmax_kept_floats(n);
       for (int64_t r = begin; r < end; ++r) {
-        const RowStats st = k.stats(x + r * n * es, type, n);
+        const RowStats st = k.stats(x + r * n * es, type, n, kept, shifts);
         const Finish f = finish(st, log);
-        k.write(x + r * n * es, out + r * n * es, type, n, st.max, f.scale, log, f.nan);
+        if (kept != nullptr) k.write_kept(kept, shifts, out + r * n * es, type, n, st.max, f.scale, f.nan);
+        else k.write(x + r * n * es, out + r * n * es, type, n, st.max, f.scale, log, f.nan);
       }
     });
     return;
@@ -70,22 +79,28 @@ void softmax(const SoftmaxArgs& a, bool log, const SoftmaxPieces& k) {
   const int chunks = static_cast<int>(std::min<int64_t>({kMaxChunks, threads, n / kSplitMin}));
   const int64_t len = ((n + chunks - 1) / chunks + 63) / 64 * 64;
   RowStats st[kMaxChunks];
+  Tensor buf = log ? Tensor() : Tensor::empty({chunks * 2 * softmax_kept_floats(len)}, DType::f32);
+  const auto chunk_kept = [&](int64_t c) { return log ? nullptr : buf.data_as<float>() + c * 2 * softmax_kept_floats(len); };
   for (int64_t r = 0; r < rows; ++r) {
     const uint8_t* xr = x + r * n * es;
     uint8_t* outr = out + r * n * es;
     parallel_for(0, chunks, 1, [&](int64_t begin, int64_t end) {
       for (int64_t c = begin; c < end; ++c) {
         const int64_t start = std::min(n, c * len);
-        st[c] = k.stats(xr + start * es, type, std::min(n, start + len) - start);
+        float* kept = chunk_kept(c);
+        st[c] = k.stats(xr + start * es, type, std::min(n, start + len) - start, kept,
+                        kept == nullptr ? nullptr : kept + softmax_kept_floats(len));
       }
     });
     const RowStats merged = merge(st, chunks);
     const Finish f = finish(merged, log);
     parallel_for(0, chunks, 1, [&](int64_t begin, int64_t end) {
       for (int64_t c = begin; c < end; ++c) {
-        const int64_t start = std::min(n, c * len);
-        k.write(xr + start * es, outr + start * es, type, std::min(n, start + len) - start, merged.max, f.scale, log,
-                f.nan);
+        const int64_t start = std::min(n, c * len), count = std::min(n, start + len) - start;
+        float* kept = chunk_kept(c);
+        if (kept != nullptr)
+          k.write_kept(kept, kept + softmax_kept_floats(len), outr + start * es, type, count, merged.max, f.scale, f.nan);
+        else k.write(xr + start * es, outr + start * es, type, count, merged.max, f.scale, log, f.nan);
       }
     });
   }

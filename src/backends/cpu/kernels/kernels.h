@@ -36,6 +36,9 @@ inline constexpr int64_t kPadTileBytes = 64;
 // Element types of softmax rows.
 enum class RowType : int { f32 = 0, bf16 = 1, f16 = 2 };
 
+// Floats of each of softmax_stats's kept and shifts buffers for a chunk of n elements (one vector of slack).
+inline int64_t softmax_kept_floats(int64_t n) { return n + 16; }
+
 // One chunk's online statistics: max over the chunk, and sum of exp(x - max); nan when a NaN was seen.
 struct RowStats {
   float max;
@@ -173,8 +176,13 @@ struct GemvPlan {
   namespace isa {                                                                                        \
   /* Writes work items [begin, end) of the plan (rows, or tiles), each element once. */                                \
   void pad_rows(const PadPlan& plan, int64_t row_begin, int64_t row_end);                                \
-  /* Statistics of x[0, n). */                                                                           \
-  RowStats softmax_stats(const void* x, RowType type, int64_t n);                                        \
+  /* Statistics of x[0, n). With kept non-null (softmax_kept_floats(n) floats each) also keeps what the     \
+     sum added: kept[i] = exp(x[i] - shift), and each block's shift in `shifts`, for softmax_write_kept. */ \
+  RowStats softmax_stats(const void* x, RowType type, int64_t n, float* kept, float* shifts);            \
+  /* out[i] = kept[i] * exp(shift - max) * scale: softmax's write pass with one exp per block, not per     \
+     element; nan: every element NaN. */                                                                 \
+  void softmax_write_kept(const float* kept, const float* shifts, void* out, RowType type, int64_t n, float max, \
+                          float scale, bool nan);                                                         \
   /* out[i] = exp(x[i] - max) * scale (softmax; scale = 1 / sum) or x[i] - max - scale (log_softmax;     \
      scale = log(sum)), for i in [0, n); nan: every element NaN. */                                      \
   void softmax_write(const void* x, void* out, RowType type, int64_t n, float max, float scale, bool log, \

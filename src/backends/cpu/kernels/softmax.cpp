@@ -11,8 +11,9 @@ struct Online {
   vd s = vd{};
   vi nan = vi{};
 
+  // kept (kCount vectors, or null) receives the exps the sum adds, shift (one vector) the block's shift.
   template <int kCount>
-  void add(const vf (&v)[kCount]) {
+  void add(const vf (&v)[kCount], float* kept, float* shift_out) {
     vf bm = m;
     for (int k = 0; k < kCount; ++k) {
       bm = v[k] > bm ? v[k] : bm;   // a NaN never becomes the max; it is flagged instead
@@ -20,8 +21,14 @@ struct Online {
     }
     // Lanes still at -inf subtract 0 instead, so that exp(-inf - -inf) never makes a NaN.
     const vf shift = bm == splat(-kInf) ? splat(0.0f) : bm;
-    vf e = vexp(v[0] - shift);
-    for (int k = 1; k < kCount; ++k) e += vexp(v[k] - shift);
+    vf e = splat(0.0f);
+    for (int k = 0; k < kCount; ++k) {
+      const vf ek = vexp(v[k] - shift);
+      if (kept != nullptr) store<RowType::f32>(kept, k * kLanes, ek);
+      e += ek;
+    }
+    // A lane at -inf keeps only zeros; its shift -inf makes the write pass's factor 0 too.
+    if (kept != nullptr) store<RowType::f32>(shift_out, 0, bm);
     const vf scale = m == bm ? splat(1.0f) : vexp(m - bm);
     s = s * __builtin_convertvector(scale, vd) + __builtin_convertvector(e, vd);
     m = bm;
@@ -39,25 +46,48 @@ struct Online {
   }
 };
 
-template <RowType T>
-RowStats stats(const void* x, int64_t n) {
-  constexpr int kBlock = 8;
-  Online o;
+constexpr int kBlock = 8;
+
+// The blocks both passes walk, in order: kBlock vectors at a time, then single vectors, then a last partial
+// vector. fn(i, vectors, valid) gets the block's first element, its vector count and the valid elements of its
+// last vector.
+template <class Fn>
+void for_each_block(int64_t n, Fn&& fn) {
   int64_t i = 0;
-  for (; i + kBlock * kLanes <= n; i += kBlock * kLanes) {
-    vf v[kBlock];
-    for (int k = 0; k < kBlock; ++k) v[k] = load<T>(x, i + k * kLanes);
-    o.add(v);
-  }
-  for (; i + kLanes <= n; i += kLanes) {
-    const vf v[1] = {load<T>(x, i)};
-    o.add(v);
-  }
-  if (i < n) {
-    const vf v[1] = {load_tail<T>(x, i, n - i, -kInf)};
-    o.add(v);
-  }
+  for (; i + kBlock * kLanes <= n; i += kBlock * kLanes) fn.template operator()<kBlock>(i, kLanes);
+  for (; i + kLanes <= n; i += kLanes) fn.template operator()<1>(i, kLanes);
+  if (i < n) fn.template operator()<1>(i, n - i);
+}
+
+template <RowType T>
+RowStats stats(const void* x, int64_t n, float* kept, float* shifts) {
+  Online o;
+  int64_t block = 0;
+  for_each_block(n, [&]<int kCount>(int64_t i, int64_t valid) {
+    vf v[kCount];
+    for (int k = 0; k + 1 < kCount; ++k) v[k] = load<T>(x, i + k * kLanes);
+    const int64_t last = i + (kCount - 1) * kLanes;
+    v[kCount - 1] = valid == kLanes ? load<T>(x, last) : load_tail<T>(x, last, valid, -kInf);
+    o.add(v, kept == nullptr ? nullptr : kept + i, kept == nullptr ? nullptr : shifts + block * kLanes);
+    ++block;
+  });
   return o.reduce();
+}
+
+template <RowType T>
+void write_kept(const float* kept, const float* shifts, void* out, int64_t n, float max, float scale, bool nan) {
+  const vf vmax = splat(max), vscale = splat(scale);
+  int64_t block = 0;
+  for_each_block(n, [&]<int kCount>(int64_t i, int64_t valid) {
+    const vf factor = nan ? splat(std::numeric_limits<float>::quiet_NaN())
+                          : vexp(load<RowType::f32>(shifts, block * kLanes) - vmax) * vscale;
+    ++block;
+    for (int k = 0; k + 1 < kCount; ++k) store<T>(out, i + k * kLanes, load<RowType::f32>(kept, i + k * kLanes) * factor);
+    const int64_t last = i + (kCount - 1) * kLanes;
+    const vf y = load<RowType::f32>(kept, last) * factor;   // the kept buffer has a vector of slack
+    if (valid == kLanes) store<T>(out, last, y);
+    else store_tail<T>(out, last, valid, y);
+  });
 }
 
 template <RowType T>
@@ -78,12 +108,13 @@ void write(const void* x, void* out, int64_t n, float max, float scale, bool log
 
 }  // namespace
 
-RowStats softmax_stats(const void* x, RowType type, int64_t n) {
-  switch (type) {
-    case RowType::f32: return stats<RowType::f32>(x, n);
-    case RowType::bf16: return stats<RowType::bf16>(x, n);
-    default: return stats<RowType::f16>(x, n);
-  }
+RowStats softmax_stats(const void* x, RowType type, int64_t n, float* kept, float* shifts) {
+  return with_type(type, [&]<RowType T>() { return stats<T>(x, n, kept, shifts); });
+}
+
+void softmax_write_kept(const float* kept, const float* shifts, void* out, RowType type, int64_t n, float max,
+                        float scale, bool nan) {
+  with_type(type, [&]<RowType T>() { write_kept<T>(kept, shifts, out, n, max, scale, nan); });
 }
 
 void softmax_write(const void* x, void* out, RowType type, int64_t n, float max, float scale, bool log, bool nan) {

@@ -1,5 +1,5 @@
 // Generic matmul / bmm, as a graph lowering composes it: both operands materialized as f32 (b transposed to
-// [*, N, K], broadcast batches copied out), one blocked gemm_nt per batch into an f32 temporary, one conversion
+// [*, N, K], broadcast batches copied out), one batched gemm_nt (bmm) into an f32 temporary, one conversion
 // to the output dtype. complex64 splits each operand into real and imaginary f32 planes and runs four real
 // products, combined by two elementwise passes (re = ArBr - AiBi, im = ArBi + AiBr).
 #include "backends/generic/generic.h"
@@ -28,8 +28,7 @@ Planes split(const Tensor& t) {
 
 // out[b] = a[b] bt[b]^T for every batch b of contiguous f32 [B, M, K] and [B, N, K].
 void batched_gemm_nt(const Tensor& a, const Tensor& bt, Tensor& out, int64_t batches, int64_t m, int64_t n, int64_t k) {
-  for (int64_t b = 0; b < batches; ++b)
-    gemm_nt(a.data_as<float>() + b * m * k, bt.data_as<float>() + b * n * k, out.data_as<float>() + b * m * n, m, n, k);
+  gemm_nt(a.data_as<float>(), bt.data_as<float>(), out.data_as<float>(), m, n, k, batches);
 }
 
 }  // namespace

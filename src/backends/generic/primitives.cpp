@@ -3,10 +3,12 @@
 #include "backends/generic/primitives.h"
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 #include "backends/cpu/gemm.h"
 #include "backends/cpu/isa.h"
@@ -72,8 +74,28 @@ inline uint16_t round_to_bf16(float v) {
   return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
 }
 
+// Every fp8 code's value as f32 (exact: fp8 values are f32 values): a widening pass by lookup, as fast per
+// element as the bit arithmetic a framework's cast uses.
+const float* fp8_values(DType dtype) {
+  static const auto build = [](DType t) {
+    std::array<float, 256> v{};
+    for (int code = 0; code < 256; ++code) {
+      const uint8_t byte = static_cast<uint8_t>(code);
+      v[code] = static_cast<float>(load_as_double(t, &byte));
+    }
+    return v;
+  };
+  static const std::array<float, 256> e4m3 = build(DType::f8_e4m3fn), e5m2 = build(DType::f8_e5m2);
+  return dtype == DType::f8_e4m3fn ? e4m3.data() : e5m2.data();
+}
+
 void load_row(DType dtype, const uint8_t* src, int64_t inner, float* dst, int64_t n) {
   if (inner == 1 && computes(dtype)) return loops().widen(cpu::row_type(dtype), src, dst, n);
+  if (dtype == DType::f8_e4m3fn || dtype == DType::f8_e5m2) {
+    const float* values = fp8_values(dtype);
+    for (int64_t i = 0; i < n; ++i) dst[i] = values[src[i * inner]];
+    return;
+  }
   switch (dtype) {
     case DType::f32: {
       const auto* s = reinterpret_cast<const float*>(src);
@@ -198,7 +220,10 @@ Tensor dequantize_f32(const Tensor& weight, const Tensor& scale, ScaleRecipe rec
   parallel_for(0, n, grain_rows(k), [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       const float* scale_row = sd + (r / rows_per_scale) * scale_cols;
-      for (int64_t c = 0; c < k; ++c) data[r * k + c] *= scale_row[c / cols_per_scale];
+      for (int64_t c0 = 0; c0 < k; c0 += cols_per_scale) {
+        const float scale_value = scale_row[c0 / cols_per_scale];
+        for (int64_t c = c0, c1 = std::min(k, c0 + cols_per_scale); c < c1; ++c) data[r * k + c] *= scale_value;
+      }
     }
   });
   return w;
@@ -285,28 +310,34 @@ void row_reduce(Reduce op, const float* x, int64_t rows, int64_t cols, float* ou
   parallel_for(0, rows, grain_rows(cols), [&](int64_t begin, int64_t end) { loop(op, x, begin, end, cols, out); });
 }
 
-void gemm_nt(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k) {
-  if (m == 0 || n == 0) return;
+void gemm_nt(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k, int64_t batches) {
+  if (m == 0 || n == 0 || batches == 0) return;
   if (m > kGemmDotRows) {
     // B [n, k] row-major is the operand [k, n] with element (kk, j) at j * k + kk.
-    const cpu::GemmProblem p{m, n, k, cpu::GemmOperand{reinterpret_cast<const uint8_t*>(a), cpu::RowType::f32, k, 1},
-                             cpu::GemmOperand{reinterpret_cast<const uint8_t*>(b), cpu::RowType::f32, 1, k},
-                             cpu::GemmOut{reinterpret_cast<uint8_t*>(c), cpu::RowType::f32, n, 1, nullptr,
-                                          cpu::RowType::f32, 0}};
-    cpu::gemm({p}, gemm_pieces());
+    std::vector<cpu::GemmProblem> problems;
+    for (int64_t t = 0; t < batches; ++t)
+      problems.push_back({m, n, k,
+                          cpu::GemmOperand{reinterpret_cast<const uint8_t*>(a + t * m * k), cpu::RowType::f32, k, 1},
+                          cpu::GemmOperand{reinterpret_cast<const uint8_t*>(b + t * n * k), cpu::RowType::f32, 1, k},
+                          cpu::GemmOut{reinterpret_cast<uint8_t*>(c + t * m * n), cpu::RowType::f32, n, 1, nullptr,
+                                       cpu::RowType::f32, 0}});
+    cpu::gemm(problems, gemm_pieces());
     return;
   }
   if (k == 0) {
-    std::fill(c, c + m * n, 0.0f);
+    std::fill(c, c + batches * m * n, 0.0f);
     return;
   }
-  // Column tiles of all m rows: each thread streams its own rows of B once.
+  // Column tiles of all m rows, of every batch: each thread streams its own rows of B once.
   constexpr int64_t kTileN = 64;
-  const int64_t tiles = (n + kTileN - 1) / kTileN;
+  const int64_t tiles_n = (n + kTileN - 1) / kTileN;
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / (std::min(n, kTileN) * k));
   const auto dots = loops().gemm_dots;
-  parallel_for(0, tiles, grain, [&](int64_t begin, int64_t end) {
-    dots(a, b, c, n, k, 0, m, begin * kTileN, std::min(n, end * kTileN));
+  parallel_for(0, batches * tiles_n, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t batch = t / tiles_n, n0 = (t % tiles_n) * kTileN;
+      dots(a + batch * m * k, b + batch * n * k, c + batch * m * n, n, k, 0, m, n0, std::min(n, n0 + kTileN));
+    }
   });
 }
 

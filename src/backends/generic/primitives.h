@@ -46,10 +46,11 @@ void binary(Binary op, const float* a, const float* b, Broadcast broadcast, floa
 // NaN (the softmax passes after it propagate it anyway).
 void row_reduce(Reduce op, const float* x, int64_t rows, int64_t cols, float* out);
 
-// C[M, N] = A[M, K] * B[N, K]^T, all contiguous row-major f32, threaded over tiles of C: the dedicated tier's
-// packed GEMM (as a graph lowering calls the best BLAS it has), and dot products for M <= kGemmDotRows, where a
+// C[M, N] = A[M, K] * B[N, K]^T for each of `batches` contiguous batches ([batches, M, K] etc.), all
+// row-major f32, every batch in one parallel region (bmm, as a graph lowering calls it): the dedicated tier's
+// packed GEMM (as a lowering calls the best BLAS it has), and dot products for M <= kGemmDotRows, where a
 // register tile of 12 rows would mostly multiply padding.
 inline constexpr int64_t kGemmDotRows = 8;
-void gemm_nt(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k);
+void gemm_nt(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k, int64_t batches = 1);
 
 }  // namespace fourfold::generic

@@ -1,7 +1,7 @@
 // Generic scaled dot-product attention, as a graph lowering composes it: K and V repeated over the q heads of a
-// group (materialized), V transposed (materialized), the [L, S] scores of every head materialized by the GEMM,
-// then a scale pass, the mask (bool masks as log(mask): 0 or -inf) or causal bias added, the softmax passes,
-// and a second GEMM with V.
+// group (materialized), V transposed (materialized), the [L, S] scores of every head materialized by one
+// batched GEMM, then a scale pass, the mask (bool masks as log(mask): 0 or -inf) or causal bias added, the
+// softmax passes, and a second batched GEMM with V.
 #include <cmath>
 #include <limits>
 
@@ -50,9 +50,7 @@ void scaled_dot_product_attention(const AttentionArgs& a) {
   copy(repeat_heads(a.v, a.group).transpose(2, 3), vt);
 
   Tensor scores = empty_f32({heads, l, s});
-  for (int64_t h = 0; h < heads; ++h)
-    gemm_nt(q.data_as<float>() + h * l * e, k.data_as<float>() + h * s * e, scores.data_as<float>() + h * l * s, l,
-            s, e);
+  gemm_nt(q.data_as<float>(), k.data_as<float>(), scores.data_as<float>(), l, s, e, heads);
   // PyTorch scales q and k before the product, so E = 0 gives zero scores whatever the scale.
   Tensor scaled = empty_f32({heads, l, s});
   affine(scores.data_as<float>(), e == 0 ? 0.0f : static_cast<float>(a.scale), 0.0f, scaled.data_as<float>(),
@@ -92,9 +90,7 @@ void scaled_dot_product_attention(const AttentionArgs& a) {
   binary(Binary::div, ex.data_as<float>(), z, Broadcast::per_row, weights.data_as<float>(), rows, s);
 
   Tensor out = empty_f32({batch, hq, l, ev});
-  for (int64_t h = 0; h < heads; ++h)
-    gemm_nt(weights.data_as<float>() + h * l * s, vt.data_as<float>() + h * ev * s, out.data_as<float>() + h * l * ev,
-            l, ev, s);
+  gemm_nt(weights.data_as<float>(), vt.data_as<float>(), out.data_as<float>(), l, ev, s, heads);
   from_f32(out, a.out);
 }
 

@@ -1,7 +1,8 @@
 // The generic tier's per-ISA loops (backends/generic/kernels/loops.cpp) at every host level, through ops that
 // use each of them: softmax (max, subtract, exp, sum, divide, log), linear on both sides of the dot-product /
 // packed-GEMM split, activations (neg, reciprocal, square, cube, erf, tanh), binary broadcasts and the f32 <->
-// bf16 / f16 row conversions; odd widths for the vector tails, NaN / inf, one and two threads.
+// bf16 / f16 row conversions, matmul / bmm and attention through both GEMM layouts (B as [N, K] and as [K, N]);
+// odd widths for the vector tails, NaN / inf, one and two threads.
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -53,6 +54,33 @@ TEST(GenericIsa, LinearAcrossTheDotAndPackedGemmSplit) {
   const Tensor x0 = Tensor::empty({3, 0}, DType::f32), w0 = Tensor::empty({4, 0}, DType::f32);
   const Tensor b0 = testing::randn({4}, DType::f32, 9);
   expect_matches("linear", Tier::generic, [&] { return Outputs{linear(x0, w0, b0)}; }, tol(DType::f32), "k 0");
+}
+
+TEST(GenericIsa, MatmulAndBmmAcrossTheSmallAndPackedGemmSplit) {
+  uint64_t seed = 200;
+  for (DType t : {DType::f32, DType::bf16})
+    for (int64_t m : {int64_t{1}, int64_t{3}, generic::kGemmDotRows, generic::kGemmDotRows + 1, int64_t{40}})
+      for (int64_t n : {int64_t{7}, int64_t{70}, int64_t{131}}) {
+        const Tensor a = testing::randn({2, m, 29}, t, seed++), b = testing::randn({2, 29, n}, t, seed++);
+        const std::string what = std::string(dtype_name(t)) + " m " + std::to_string(m) + " n " + std::to_string(n);
+        expect_matches("matmul", Tier::generic, [&] { return Outputs{bmm(a, b)}; }, product_tol(t), what);
+        expect_matches("matmul", Tier::generic, [&] { return Outputs{matmul(a.select(0, 1), testing::non_contiguous(b.select(0, 0)))}; },
+                       product_tol(t), what + " strided b");
+      }
+}
+
+// Decode (one query: the small-M GEMMs) and prefill (the packed GEMM), GQA, causal.
+TEST(GenericIsa, AttentionDecodeAndPrefill) {
+  uint64_t seed = 300;
+  for (DType t : {DType::f32, DType::bf16})
+    for (int64_t l : {int64_t{1}, int64_t{12}}) {
+      const Tensor q = testing::randn({1, 4, l, 24}, t, seed++), k = testing::randn({1, 2, 37, 24}, t, seed++);
+      const Tensor v = testing::randn({1, 2, 37, 20}, t, seed++);
+      const std::string what = std::string(dtype_name(t)) + " l " + std::to_string(l);
+      expect_matches("scaled_dot_product_attention", Tier::generic, [&] {
+        return Outputs{scaled_dot_product_attention(q, k, v, std::nullopt, l > 1, std::nullopt, true)};
+      }, product_tol(t), what);
+    }
 }
 
 TEST(GenericIsa, ActivationsAndBinaryBroadcasts) {

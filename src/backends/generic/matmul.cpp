@@ -1,5 +1,5 @@
-// Generic matmul / bmm, as a graph lowering composes it: both operands materialized as f32 (b transposed to
-// [*, N, K], broadcast batches copied out), one batched gemm_nt (bmm) into an f32 temporary, one conversion
+// Generic matmul / bmm, as a graph lowering composes it: both operands materialized as f32 (broadcast batches
+// copied out), one batched GEMM (bmm) into an f32 temporary, one conversion
 // to the output dtype. complex64 splits each operand into real and imaginary f32 planes and runs four real
 // products, combined by two elementwise passes (re = ArBr - AiBi, im = ArBi + AiBr).
 #include "backends/generic/generic.h"
@@ -26,9 +26,9 @@ Planes split(const Tensor& t) {
   return p;
 }
 
-// out[b] = a[b] bt[b]^T for every batch b of contiguous f32 [B, M, K] and [B, N, K].
-void batched_gemm_nt(const Tensor& a, const Tensor& bt, Tensor& out, int64_t batches, int64_t m, int64_t n, int64_t k) {
-  gemm_nt(a.data_as<float>(), bt.data_as<float>(), out.data_as<float>(), m, n, k, batches);
+// out[b] = a[b] b[b] for every batch b of contiguous f32 [B, M, K] and [B, K, N].
+void batched_gemm(const Tensor& a, const Tensor& b, Tensor& out, int64_t batches, int64_t m, int64_t n, int64_t k) {
+  gemm_nn(a.data_as<float>(), b.data_as<float>(), out.data_as<float>(), m, n, k, batches);
 }
 
 }  // namespace
@@ -39,21 +39,20 @@ void matmul(const MatmulArgs& args) {
   const int64_t m = args.out.size(-2), n = args.out.size(-1), k = args.a.size(-1);
   if (args.out.numel() == 0) return;
   const int64_t batches = args.out.numel() / (m * n);
-  const Tensor bt_view = args.b.transpose(-1, -2);
   if (args.a.dtype() != DType::complex64) {
-    const Tensor a = to_f32(args.a), bt = to_f32(bt_view);
+    const Tensor a = to_f32(args.a), b = to_f32(args.b);
     Tensor product = empty_f32(args.out.shape());
-    batched_gemm_nt(a, bt, product, batches, m, n, k);
+    batched_gemm(a, b, product, batches, m, n, k);
     from_f32(product, args.out);
     return;
   }
-  const Planes a = split(args.a), bt = split(bt_view);
+  const Planes a = split(args.a), b = split(args.b);
   Tensor rr = empty_f32(args.out.shape()), ii = empty_f32(args.out.shape());
   Tensor ri = empty_f32(args.out.shape()), ir = empty_f32(args.out.shape());
-  batched_gemm_nt(a.re, bt.re, rr, batches, m, n, k);
-  batched_gemm_nt(a.im, bt.im, ii, batches, m, n, k);
-  batched_gemm_nt(a.re, bt.im, ri, batches, m, n, k);
-  batched_gemm_nt(a.im, bt.re, ir, batches, m, n, k);
+  batched_gemm(a.re, b.re, rr, batches, m, n, k);
+  batched_gemm(a.im, b.im, ii, batches, m, n, k);
+  batched_gemm(a.re, b.im, ri, batches, m, n, k);
+  batched_gemm(a.im, b.re, ir, batches, m, n, k);
   const int64_t total = args.out.numel();
   Tensor re = empty_f32(args.out.shape()), im = empty_f32(args.out.shape());
   binary(Binary::sub, rr.data_as<float>(), ii.data_as<float>(), Broadcast::none, re.data_as<float>(), 1, total);

@@ -26,10 +26,11 @@ struct Loops {
   decltype(&scalar::widen_row) widen;
   decltype(&scalar::narrow_row) narrow;
   decltype(&scalar::gemm_nt_dots) gemm_dots;
+  decltype(&scalar::gemm_nn_axpys) gemm_axpys;
 };
 #define FOURFOLD_GENERIC_LOOPS(isa) \
   Loops{&isa::unary_loop, &isa::affine_loop, &isa::binary_rows, &isa::reduce_rows, &isa::widen_row, &isa::narrow_row, \
-        &isa::gemm_nt_dots}
+        &isa::gemm_nt_dots, &isa::gemm_nn_axpys}
 
 const Loops& loops() {
   static const Loops table[cpu::kIsaCount] = {FOURFOLD_GENERIC_LOOPS(scalar), FOURFOLD_GENERIC_LOOPS(avx2),
@@ -310,15 +311,20 @@ void row_reduce(Reduce op, const float* x, int64_t rows, int64_t cols, float* ou
   parallel_for(0, rows, grain_rows(cols), [&](int64_t begin, int64_t end) { loop(op, x, begin, end, cols, out); });
 }
 
-void gemm_nt(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k, int64_t batches) {
+namespace {
+
+// Both layouts of B through the packed GEMM (above kGemmDotRows rows) or the small-M loops: b_rs / b_cs are
+// the element strides of B's [k, n] view.
+template <class Small>
+void gemm_any(const float* a, const float* b, int64_t b_rs, int64_t b_cs, float* c, int64_t m, int64_t n, int64_t k,
+              int64_t batches, Small small) {
   if (m == 0 || n == 0 || batches == 0) return;
   if (m > kGemmDotRows) {
-    // B [n, k] row-major is the operand [k, n] with element (kk, j) at j * k + kk.
     std::vector<cpu::GemmProblem> problems;
     for (int64_t t = 0; t < batches; ++t)
       problems.push_back({m, n, k,
                           cpu::GemmOperand{reinterpret_cast<const uint8_t*>(a + t * m * k), cpu::RowType::f32, k, 1},
-                          cpu::GemmOperand{reinterpret_cast<const uint8_t*>(b + t * n * k), cpu::RowType::f32, 1, k},
+                          cpu::GemmOperand{reinterpret_cast<const uint8_t*>(b + t * n * k), cpu::RowType::f32, b_rs, b_cs},
                           cpu::GemmOut{reinterpret_cast<uint8_t*>(c + t * m * n), cpu::RowType::f32, n, 1, nullptr,
                                        cpu::RowType::f32, 0}});
     cpu::gemm(problems, gemm_pieces());
@@ -328,16 +334,32 @@ void gemm_nt(const float* a, const float* b, float* c, int64_t m, int64_t n, int
     std::fill(c, c + batches * m * n, 0.0f);
     return;
   }
-  // Column tiles of all m rows, of every batch: each thread streams its own rows of B once.
+  // Column tiles of all m rows, of every batch: each thread streams its own part of B once.
   constexpr int64_t kTileN = 64;
   const int64_t tiles_n = (n + kTileN - 1) / kTileN;
   const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / (std::min(n, kTileN) * k));
-  const auto dots = loops().gemm_dots;
   parallel_for(0, batches * tiles_n, grain, [&](int64_t begin, int64_t end) {
     for (int64_t t = begin; t < end; ++t) {
       const int64_t batch = t / tiles_n, n0 = (t % tiles_n) * kTileN;
-      dots(a + batch * m * k, b + batch * n * k, c + batch * m * n, n, k, 0, m, n0, std::min(n, n0 + kTileN));
+      small(a + batch * m * k, b + batch * n * k, c + batch * m * n, n0, std::min(n, n0 + kTileN));
     }
+  });
+}
+
+}  // namespace
+
+void gemm_nt(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k, int64_t batches) {
+  // B [n, k] row-major is the operand [k, n] with element (kk, j) at j * k + kk.
+  const auto dots = loops().gemm_dots;
+  gemm_any(a, b, 1, k, c, m, n, k, batches, [&](const float* ab, const float* bb, float* cb, int64_t n0, int64_t n1) {
+    dots(ab, bb, cb, n, k, 0, m, n0, n1);
+  });
+}
+
+void gemm_nn(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k, int64_t batches) {
+  const auto axpys = loops().gemm_axpys;
+  gemm_any(a, b, n, 1, c, m, n, k, batches, [&](const float* ab, const float* bb, float* cb, int64_t n0, int64_t n1) {
+    axpys(ab, bb, cb, k, n, 0, m, n0, n1);
   });
 }
 

@@ -52,5 +52,7 @@ void row_reduce(Reduce op, const float* x, int64_t rows, int64_t cols, float* ou
 // register tile of 12 rows would mostly multiply padding.
 inline constexpr int64_t kGemmDotRows = 8;
 void gemm_nt(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k, int64_t batches = 1);
+// The same with B as [K, N] (matmul's layout, attention's V): C = A[M, K] * B[K, N] per batch.
+void gemm_nn(const float* a, const float* b, float* c, int64_t m, int64_t n, int64_t k, int64_t batches = 1);
 
 }  // namespace fourfold::generic

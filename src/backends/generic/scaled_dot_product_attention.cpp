@@ -1,5 +1,5 @@
 // Generic scaled dot-product attention, as a graph lowering composes it: K and V repeated over the q heads of a
-// group (materialized), V transposed (materialized), the [L, S] scores of every head materialized by one
+// group (materialized), the [L, S] scores of every head materialized by one
 // batched GEMM, then a scale pass, the mask (bool masks as log(mask): 0 or -inf) or causal bias added, the
 // softmax passes, and a second batched GEMM with V.
 #include <cmath>
@@ -45,9 +45,7 @@ void scaled_dot_product_attention(const AttentionArgs& a) {
   }
   const Tensor q = to_f32(a.q);
   const Tensor k = repeat_heads(a.k, a.group);
-  // gemm_nt takes B as [N, K]: V transposed to [B, Hq, Ev, S], by the strided-copy primitive.
-  Tensor vt = empty_f32({batch, hq, ev, s});
-  copy(repeat_heads(a.v, a.group).transpose(2, 3), vt);
+  const Tensor v = repeat_heads(a.v, a.group);
 
   Tensor scores = empty_f32({heads, l, s});
   gemm_nt(q.data_as<float>(), k.data_as<float>(), scores.data_as<float>(), l, s, e, heads);
@@ -90,7 +88,7 @@ void scaled_dot_product_attention(const AttentionArgs& a) {
   binary(Binary::div, ex.data_as<float>(), z, Broadcast::per_row, weights.data_as<float>(), rows, s);
 
   Tensor out = empty_f32({batch, hq, l, ev});
-  gemm_nt(weights.data_as<float>(), vt.data_as<float>(), out.data_as<float>(), l, ev, s, heads);
+  gemm_nn(weights.data_as<float>(), v.data_as<float>(), out.data_as<float>(), l, ev, s, heads);
   from_f32(out, a.out);
 }
 

@@ -175,4 +175,23 @@ void gemm_nt_dots(const float* a, const float* b, float* c, int64_t ldc, int64_t
     for (int64_t i = m0; i < m1; ++i) c[i * ldc + j] = dot_1x1(a + i * k, b + j * k, k);
 }
 
+void gemm_nn_axpys(const float* a, const float* b, float* c, int64_t k, int64_t n, int64_t m0, int64_t m1,
+                   int64_t n0, int64_t n1) {
+  constexpr int kVectors = 64 / kLanes;   // 64 columns of C in registers
+  const int64_t cols = n1 - n0, full = cols / kLanes, tail = cols % kLanes;
+  for (int64_t i = m0; i < m1; ++i) {
+    vf acc[kVectors + 1];
+    for (int v = 0; v <= kVectors; ++v) acc[v] = splat(0.0f);
+    for (int64_t kk = 0; kk < k; ++kk) {
+      const vf av = splat(a[i * k + kk]);
+      const float* row = b + kk * n + n0;
+      for (int64_t v = 0; v < full; ++v) acc[v] += av * load<RowType::f32>(row, v * kLanes);
+      if (tail != 0) acc[full] += av * load_tail<RowType::f32>(row, full * kLanes, tail, 0.0f);
+    }
+    float* ci = c + i * n + n0;
+    for (int64_t v = 0; v < full; ++v) store<RowType::f32>(ci, v * kLanes, acc[v]);
+    if (tail != 0) store_tail<RowType::f32>(ci, full * kLanes, tail, acc[full]);
+  }
+}
+
 }  // namespace fourfold::generic::FOURFOLD_ISA_NAMESPACE

@@ -34,6 +34,10 @@ enum class Reduce { max, sum };
      GEMM (each B row read once for all rows of the tile). */                                               \
   void gemm_nt_dots(const float* a, const float* b, float* c, int64_t ldc, int64_t k, int64_t m0, int64_t m1, \
                     int64_t n0, int64_t n1);                                                                \
+  /* C[m0..m1, n0..n1] of C = A B (A [m, k], B [k, n], C row stride n), as rows of B scaled and summed      \
+     into registers: the small-M GEMM when B's rows, not its columns, are contiguous. n1 - n0 <= 64. */      \
+  void gemm_nn_axpys(const float* a, const float* b, float* c, int64_t k, int64_t n, int64_t m0, int64_t m1,  \
+                     int64_t n0, int64_t n1);                                                               \
   }
 FOURFOLD_CPU_ISA_LIST(FOURFOLD_GENERIC_DECLARE)
 #undef FOURFOLD_GENERIC_DECLARE

@@ -242,6 +242,91 @@ def fp8():
     }
 
 
+def prefill_linear():
+    # A few projections at prompt-chunk sizes: the packed GEMM (M > 8) in bf16 and f32, and scaled_linear's fp8
+    # weights (128x128 blocks) under bf16 activations.
+    picks = [("llama-3.1-8b", "q_proj"), ("llama-3.1-8b", "down_proj"), ("qwen3-30b-a3b", "expert gate_proj"),
+             ("qwen3-0.6b", "up_proj")]
+    shapes = []
+    for name, proj in picks:
+        n, k = next((n, k) for p, n, k in projections(name) if p == proj)
+        shapes.append({"n": n, "k": k, "model": name, "projection": proj})
+    return {
+        "suite": "prefill-linear",
+        "op": "linear",
+        "description": "Prefill projections: y[M, N] = x[M, K] @ W[N, K]^T for M = 64 and 512 prompt tokens "
+                       "(the packed GEMM), bf16 and f32; plus M = 128 with fp8 weights (scaled_linear, 128x128 "
+                       "block scales) under bf16 activations.",
+        "generated_by": "scripts/make_suites.py",
+        "dtypes": ["bf16", "f32"],
+        "m": [64, 512],
+        "bias": [False],
+        "weight_only": [{"x": "bfloat16", "weight": "float8_e4m3fn", "recipe": "block_128x128", "m": [128]}],
+        "shapes": shapes,
+    }
+
+
+def decoder_fused():
+    # Llama-3.1-8B's hidden 4096 / intermediate 14336 / 32 heads of 128, Qwen3's per-head q_norm (128) and
+    # Qwen3-30B-A3B's expert width 768: one decode token, a 512-token prompt chunk.
+    cases = []
+    for rows, what in ((1, "decode"), (512, "prefill 512")):
+        cases += [
+            {"op": "rms_norm", "name": f"llama-3.1-8b hidden, {what}", "rows": rows, "cols": 4096},
+            {"op": "add_rms_norm", "name": f"llama-3.1-8b hidden, {what}", "rows": rows, "cols": 4096},
+            {"op": "rotary_embedding", "name": f"llama-3.1-8b q, {what}", "rows": rows, "heads": 32, "cols": 128},
+            {"op": "silu_mul", "name": f"llama-3.1-8b mlp, {what}", "rows": rows, "cols": 14336},
+        ]
+    cases += [
+        {"op": "rms_norm", "name": "qwen3 q_norm per head, decode", "rows": 32, "cols": 128},
+        {"op": "silu_mul", "name": "qwen3-30b-a3b experts, decode (8 rows)", "rows": 8, "cols": 768},
+    ]
+    return {
+        "suite": "decoder-fused",
+        "op": "row_ops",
+        "description": "The decoder's small fused ops: rms_norm, add_rms_norm (residual add fused), rotary_embedding "
+                       "in half-split style, silu_mul (SwiGLU), at decode and prefill sizes.",
+        "generated_by": "scripts/make_suites.py",
+        "dtypes": ["bf16", "f32"],
+        "cases": cases,
+    }
+
+
+def backward():
+    return {
+        "suite": "backward",
+        "op": "row_ops",
+        "description": "Backward passes: linear_backward (grad_x, grad_weight, grad_bias in one call; the record "
+                       "compares grad_weight), softmax_backward over vocabulary rows, constant_pad_nd_backward "
+                       "(a crop of grad_out).",
+        "generated_by": "scripts/make_suites.py",
+        "dtypes": ["bf16", "f32"],
+        "cases": [
+            {"op": "linear_backward", "name": "qwen3-0.6b q_proj, 256 tokens", "m": 256, "n": 2048, "k": 1024},
+            {"op": "linear_backward", "name": "llama-3.2-1b k_proj, 64 tokens", "m": 64, "n": 512, "k": 2048},
+            {"op": "softmax_backward", "name": "llama-3.x vocabulary, 4 rows", "rows": 4, "cols": 128256},
+            {"op": "softmax_backward", "name": "attention scores, 512 x 512", "rows": 512, "cols": 512},
+            {"op": "constant_pad_nd_backward", "name": "image 1024 x 1024", "rows": 1024, "cols": 1024},
+        ],
+    }
+
+
+def complex_matmul():
+    return {
+        "suite": "complex-matmul",
+        "op": "row_ops",
+        "description": "complex64 matmul (no conjugation): square blocks, a tall-skinny product and a "
+                       "matrix-vector product.",
+        "generated_by": "scripts/make_suites.py",
+        "dtypes": ["complex64"],
+        "cases": [
+            {"op": "complex_matmul", "name": "square 256", "m": 256, "n": 256, "k": 256},
+            {"op": "complex_matmul", "name": "tall-skinny", "m": 1024, "n": 64, "k": 512},
+            {"op": "complex_matmul", "name": "matrix-vector", "m": 1, "n": 1024, "k": 1024},
+        ],
+    }
+
+
 def dumps(suite):
     """One top-level field per line, and one line per element of a list or table: reviewable diffs."""
     lines = []
@@ -261,7 +346,8 @@ def dumps(suite):
 def main():
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "suites")
     os.makedirs(root, exist_ok=True)
-    for suite in (decode_linear(), softmax(), pad(), moe(), attention(), fp8()):
+    for suite in (decode_linear(), prefill_linear(), softmax(), pad(), moe(), attention(), fp8(), decoder_fused(),
+                  backward(), complex_matmul()):
         path = os.path.join(root, suite["suite"] + ".json")
         with open(path, "w") as f:
             f.write(dumps(suite))

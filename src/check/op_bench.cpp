@@ -149,6 +149,50 @@ BenchCall moe_experts_call(const MoeCase& m, const std::vector<int64_t>& sizes, 
   return [x, w, rows, weights, offs] { return moe_experts(x, w, rows, weights, offs); };
 }
 
+// The decoder helpers, backward passes and complex matmul (RowOpCase).
+BenchCall row_op_call(const RowOpCase& o, DType dt, uint64_t seed, const std::function<Tensor(const Tensor&)>& wide_f) {
+  // complex64 stays complex64 for the oracle (the reference tier computes it in double).
+  const auto wide = [&](const Tensor& t) { return dt == DType::complex64 ? t : wide_f(t); };
+  const auto t = [&](const Shape& shape, uint64_t s, double scale = 1.0) { return wide(bench_tensor(shape, dt, seed + s, scale)); };
+  switch (o.kind) {
+    case RowOpKind::rms_norm: {
+      Tensor x = t({o.rows, o.cols}, 0), w = t({o.cols}, 1);
+      const int64_t d = o.cols;
+      return [x, w, d] { return rms_norm(x, {d}, w); };
+    }
+    case RowOpKind::add_rms_norm: {
+      Tensor x = t({o.rows, o.cols}, 0), r = t({o.rows, o.cols}, 1), w = t({o.cols}, 2);
+      const int64_t d = o.cols;
+      return [x, r, w, d] { return add_rms_norm(x, r, {d}, w).first; };
+    }
+    case RowOpKind::rotary: {
+      Tensor x = t({o.rows, o.heads, o.cols}, 0), c = t({o.rows, 1, o.cols / 2}, 1), s = t({o.rows, 1, o.cols / 2}, 2);
+      return [x, c, s] { return rotary_embedding(x, c, s); };
+    }
+    case RowOpKind::silu_mul: {
+      Tensor g = t({o.rows, o.cols}, 0, 4.0), u = t({o.rows, o.cols}, 1);
+      return [g, u] { return silu_mul(g, u); };
+    }
+    case RowOpKind::softmax_backward: {
+      Tensor g = t({o.rows, o.cols}, 0), y = t({o.rows, o.cols}, 1, 1.0 / static_cast<double>(o.cols));
+      return [g, y] { return softmax_backward(g, y, -1); };
+    }
+    case RowOpKind::pad_backward: {
+      Tensor g = t({o.rows + 2, o.cols + 2}, 0);
+      return [g] { return constant_pad_nd_backward(g, {1, 1, 1, 1}); };
+    }
+    case RowOpKind::linear_backward: {
+      Tensor g = t({o.m, o.n}, 0), x = t({o.m, o.k}, 1), w = t({o.n, o.k}, 2, 1.0 / std::sqrt(static_cast<double>(o.k)));
+      return [g, x, w] { return linear_backward(g, x, w, true).grad_weight; };
+    }
+    case RowOpKind::complex_matmul: {
+      Tensor a = t({o.m, o.k}, 0), b = t({o.k, o.n}, 1, 1.0 / std::sqrt(static_cast<double>(o.k)));
+      return [a, b] { return matmul(a, b); };
+    }
+  }
+  throw ValueError(fmt::format("bench: unknown row op {}", static_cast<int>(o.kind)));
+}
+
 }  // namespace
 
 BenchCall make_bench_call(const BenchCase& c, uint64_t seed, bool float64_oracle) {
@@ -226,6 +270,7 @@ BenchCall make_bench_call(const BenchCase& c, uint64_t seed, bool float64_oracle
             const DType out = float64_oracle ? DType::f64 : f.out_dtype;
             return [a, b, sa, sb, out] { return scaled_mm(a, b, sa, sb, std::nullopt, out); };
           },
+          [&](const RowOpCase& o) -> BenchCall { return row_op_call(o, dt, seed, wide); },
       },
       c.params);
 }
@@ -285,6 +330,22 @@ OpCost op_cost(const BenchCase& c) {
             const double scales = numel(scale_a_shape(f)) + numel(scale_b_shape(f));
             return OpCost{(m * k + n * k) * s + 4.0 * scales, m * n * static_cast<double>(dtype_size(f.out_dtype)),
                           2.0 * m * n * k};
+          },
+          [&](const RowOpCase& o) {
+            const double e = static_cast<double>(o.rows) * static_cast<double>(o.cols);
+            const double m = o.m, n = o.n, k = o.k;
+            switch (o.kind) {
+              case RowOpKind::rms_norm: return OpCost{(e + o.cols) * s, e * s, 0.0};
+              case RowOpKind::add_rms_norm: return OpCost{(2 * e + o.cols) * s, 2 * e * s, 0.0};   // out and the sum
+              case RowOpKind::rotary: return OpCost{(e * o.heads + e) * s, e * o.heads * s, 0.0};
+              case RowOpKind::silu_mul: return OpCost{2 * e * s, e * s, 0.0};
+              case RowOpKind::softmax_backward: return OpCost{2 * e * s, e * s, 0.0};
+              case RowOpKind::pad_backward: return OpCost{e * s, e * s, 0.0};   // the interior is read, the rim is not
+              case RowOpKind::linear_backward:   // grad_x, grad_weight, grad_bias
+                return OpCost{(m * n + m * k + n * k) * s, (m * k + n * k + n) * s, 4.0 * m * n * k};
+              case RowOpKind::complex_matmul: return OpCost{(m * k + k * n) * s, m * n * s, 8.0 * m * n * k};
+            }
+            return OpCost{};
           },
       },
       c.params);

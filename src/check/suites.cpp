@@ -132,6 +132,12 @@ class Reader {
   std::string source_;
 };
 
+constexpr std::pair<RowOpKind, std::string_view> kRowOps[] = {
+    {RowOpKind::rms_norm, "rms_norm"},         {RowOpKind::add_rms_norm, "add_rms_norm"},
+    {RowOpKind::rotary, "rotary_embedding"},   {RowOpKind::silu_mul, "silu_mul"},
+    {RowOpKind::softmax_backward, "softmax_backward"}, {RowOpKind::pad_backward, "constant_pad_nd_backward"},
+    {RowOpKind::linear_backward, "linear_backward"},   {RowOpKind::complex_matmul, "complex_matmul"}};
+
 std::string describe_name(const json& entry) {
   std::string s = entry.value("model", std::string());
   const std::string proj = entry.value("projection", std::string());
@@ -430,6 +436,20 @@ std::string_view fp8_recipe_name(Fp8Recipe recipe) {
   return "?";
 }
 
+std::string_view row_op_name(RowOpKind kind) {
+  for (const auto& [k, name] : kRowOps)
+    if (k == kind) return name;
+  return "?";
+}
+
+std::string_view row_op_dispatch(RowOpKind kind) {
+  switch (kind) {
+    case RowOpKind::add_rms_norm: return "rms_norm";
+    case RowOpKind::complex_matmul: return "matmul";
+    default: return row_op_name(kind);
+  }
+}
+
 std::string default_suites_dir() {
   if (const char* env = std::getenv("FOURFOLD_SUITES_DIR"); env != nullptr && *env != '\0') return env;
   std::vector<std::string> tried;
@@ -481,6 +501,51 @@ Suite load_suite_file(const std::string& path) {
   return suite;
 }
 
+// Suites of row ops and products: a list of cases, each naming its call.
+void parse_row_ops(const Reader& r, const json& j, Suite& suite, const std::vector<DType>& dtypes) {
+  r.only_keys(j, "", {"suite", "op", "description", "generated_by", "dtypes", "cases"});
+  const json& cases = r.array(r.need(j, "", "cases"), "cases");
+  suite.entries = static_cast<int64_t>(cases.size());
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const std::string path = Reader::at("cases", i);
+    const json& e = cases[i];
+    r.only_keys(e, path, {"op", "name", "rows", "cols", "heads", "m", "n", "k"});
+    RowOpCase c;
+    const std::string op = r.string(r.need(e, path, "op"), path + ".op");
+    const auto* found = std::find_if(std::begin(kRowOps), std::end(kRowOps), [&](const auto& p) { return p.second == op; });
+    if (found == std::end(kRowOps))
+      r.bad(path + ".op", "one of rms_norm, add_rms_norm, rotary_embedding, silu_mul, softmax_backward, "
+                          "constant_pad_nd_backward, linear_backward, complex_matmul", e["op"]);
+    c.kind = found->first;
+    const std::string name = r.string(r.need(e, path, "name"), path + ".name");
+    const bool product = c.kind == RowOpKind::linear_backward || c.kind == RowOpKind::complex_matmul;
+    for (const char* key : product ? std::vector<const char*>{"m", "n", "k"} : std::vector<const char*>{"rows", "cols"})
+      (void)r.need(e, path, key);
+    const auto get = [&](const char* key, int64_t fallback) {
+      return r.has(e, key) ? r.integer(e[key], path + "." + key) : fallback;
+    };
+    c.rows = get("rows", 1), c.cols = get("cols", 1), c.heads = get("heads", 1);
+    c.m = get("m", 1), c.n = get("n", 1), c.k = get("k", 1);
+    std::string shape;
+    switch (c.kind) {
+      case RowOpKind::rotary: shape = fmt::format("x[{},{},{}] cos,sin[{},1,{}]", c.rows, c.heads, c.cols, c.rows, c.cols / 2); break;
+      case RowOpKind::pad_backward: shape = fmt::format("grad[{},{}] pads (-1,-1,-1,-1)", c.rows + 2, c.cols + 2); break;
+      case RowOpKind::linear_backward: shape = fmt::format("g[{},{}] x[{},{}] w[{},{}]", c.m, c.n, c.m, c.k, c.n, c.k); break;
+      case RowOpKind::complex_matmul: shape = fmt::format("a[{},{}] b[{},{}]", c.m, c.k, c.k, c.n); break;
+      default: shape = fmt::format("x[{},{}]", c.rows, c.cols); break;
+    }
+    for (DType dtype : dtypes) {
+      BenchCase b;
+      b.name = fmt::format("{} {}", row_op_name(c.kind), name);
+      b.op = std::string(row_op_dispatch(c.kind));
+      b.shape = shape;
+      b.dtype = dtype;
+      b.params = c;
+      suite.cases.push_back(std::move(b));
+    }
+  }
+}
+
 Suite parse_suite(std::string_view text, const std::string& source) {
   const Reader r(source);
   json j;
@@ -509,8 +574,11 @@ Suite parse_suite(std::string_view text, const std::string& source) {
     parse_attention(r, j, suite, dtypes);
   } else if (suite.op == "scaled_mm") {
     parse_fp8(r, j, suite, dtypes);
+  } else if (suite.op == "row_ops") {
+    parse_row_ops(r, j, suite, dtypes);
   } else {
-    r.bad("op", "one of linear, softmax, constant_pad_nd, grouped_mm, scaled_dot_product_attention, scaled_mm", j["op"]);
+    r.bad("op", "one of linear, softmax, constant_pad_nd, grouped_mm, scaled_dot_product_attention, scaled_mm, row_ops",
+          j["op"]);
   }
   for (BenchCase& c : suite.cases) {
     c.suite = suite.name;

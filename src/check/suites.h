@@ -77,7 +77,21 @@ struct Fp8LinearCase {
   DType out_dtype = DType::bf16;
 };
 
-using CaseParams = std::variant<LinearCase, SoftmaxCase, PadCase, MoeCase, AttentionCase, Fp8LinearCase>;
+// The decoder helpers, the backward passes and complex matmul (suites decoder-fused, backward, complex-matmul):
+// `kind` says which call. Row ops take [rows, cols] inputs (rotary: rows tokens of `heads` heads of cols, cos
+// and sin per token; pad_backward: grad_out [rows + 2, cols + 2] cropped by one on each side); the products
+// take m, n, k (linear_backward: grad_out [m, n], x [m, k], weight [n, k]; complex matmul: [m, k] @ [k, n]).
+enum class RowOpKind { rms_norm, add_rms_norm, rotary, silu_mul, softmax_backward, pad_backward, linear_backward,
+                       complex_matmul };
+std::string_view row_op_name(RowOpKind kind);   // the name in suite files: "rms_norm", "add_rms_norm", ...
+std::string_view row_op_dispatch(RowOpKind kind);   // the op it dispatches as: "rms_norm", "rotary_embedding", ...
+struct RowOpCase {
+  RowOpKind kind = RowOpKind::rms_norm;
+  int64_t rows = 1, cols = 1, heads = 1;
+  int64_t m = 1, n = 1, k = 1;
+};
+
+using CaseParams = std::variant<LinearCase, SoftmaxCase, PadCase, MoeCase, AttentionCase, Fp8LinearCase, RowOpCase>;
 
 // One row of the op-time record: one op, one shape, one dtype.
 struct BenchCase {

@@ -83,6 +83,18 @@ TEST(GenericIsa, AttentionDecodeAndPrefill) {
     }
 }
 
+// The generic tier has the pad backward too (a crop by fill-then-copy), bit-exact.
+TEST(GenericIsa, PadBackwardIsABitExactCrop) {
+  for (DType t : {DType::f32, DType::bf16, DType::f16, DType::i64}) {
+    const Tensor g = testing::random_bits({3, 7, 9}, t, 5);
+    expect_matches("constant_pad_nd_backward", Tier::generic, [&] { return Outputs{constant_pad_nd_backward(g, {1, 2, 0, 3})}; },
+                   {0.0, 0.0}, std::string(dtype_name(t)));
+    expect_matches("constant_pad_nd_backward", Tier::generic,
+                   [&] { return Outputs{constant_pad_nd_backward(testing::non_contiguous(g), {2, 0})}; }, {0.0, 0.0},
+                   std::string(dtype_name(t)) + " strided");
+  }
+}
+
 TEST(GenericIsa, ActivationsAndBinaryBroadcasts) {
   for (DType t : {DType::f32, DType::bf16, DType::f16}) {
     const Tensor x = tier_check::with_specials({5, 37}, t, 3, {kInf, -kInf, std::nan(""), 0.0});

@@ -124,6 +124,14 @@ TEST(OpBench, SmallRowsRunOnTheReferenceTier) {
       make("scaled_dot_product_attention", DType::f32, AttentionCase{1, 2, 1, 8, 4, 4, CausalMode::top_left}),
       make("scaled_mm", DType::f8_e4m3fn, Fp8LinearCase{2, 130, 260, Fp8Recipe::block_128x128, DType::bf16}),
       make("scaled_mm", DType::f8_e4m3fn, Fp8LinearCase{1, 16, 32, Fp8Recipe::tensorwise, DType::f32}),
+      make("rms_norm", DType::bf16, RowOpCase{RowOpKind::rms_norm, 3, 40}),
+      make("rms_norm", DType::f32, RowOpCase{RowOpKind::add_rms_norm, 3, 40}),
+      make("rotary_embedding", DType::bf16, RowOpCase{RowOpKind::rotary, 2, 16, 3}),
+      make("silu_mul", DType::f32, RowOpCase{RowOpKind::silu_mul, 2, 33}),
+      make("softmax_backward", DType::f32, RowOpCase{RowOpKind::softmax_backward, 2, 33}),
+      make("constant_pad_nd_backward", DType::bf16, RowOpCase{RowOpKind::pad_backward, 5, 6}),
+      make("linear_backward", DType::f32, RowOpCase{RowOpKind::linear_backward, 1, 1, 1, 3, 5, 7}),
+      make("matmul", DType::complex64, RowOpCase{RowOpKind::complex_matmul, 1, 1, 1, 2, 5, 7}),
   };
   for (const BenchCase& c : cases) {
     SCOPED_TRACE(c.op);

@@ -18,7 +18,8 @@ std::string dir() { return default_suites_dir(); }
 
 TEST(Suites, ShippedSuitesAreAllThere) {
   const std::vector<std::string> names = list_suites(dir());
-  for (const char* expected : {"attention", "decode-linear", "fp8", "moe", "pad", "softmax"})
+  for (const char* expected : {"attention", "backward", "complex-matmul", "decode-linear", "decoder-fused", "fp8", "moe",
+                               "pad", "prefill-linear", "softmax"})
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   for (const std::string& name : names) {
@@ -28,8 +29,13 @@ TEST(Suites, ShippedSuitesAreAllThere) {
     EXPECT_FALSE(s.cases.empty()) << name;
     for (const BenchCase& c : s.cases) {
       EXPECT_EQ(c.suite, name);
-      // The moe suite's "experts" rows time moe_experts; every other row is its suite's op.
-      EXPECT_TRUE(c.op == s.op || (name == "moe" && c.op == "moe_experts")) << name << " " << c.op;
+      // The moe suite's "experts" rows time moe_experts; a row_ops suite's rows each name their op; every
+      // other row is its suite's op.
+      if (s.op == "row_ops") {
+        EXPECT_EQ(c.op, row_op_dispatch(std::get<RowOpCase>(c.params).kind)) << name;
+      } else {
+        EXPECT_TRUE(c.op == s.op || (name == "moe" && c.op == "moe_experts")) << name << " " << c.op;
+      }
       EXPECT_FALSE(c.name.empty());
       EXPECT_FALSE(c.shape.empty());
     }
@@ -183,6 +189,28 @@ TEST(Suites, UnknownSuiteNameListsTheKnownOnes) {
   EXPECT_TRUE(throws_with<ValueError>([] { load_suite("decode-linaer", dir()); },
                                       {"'suite'", "decode-linear", "softmax", "'decode-linaer'"}));
   EXPECT_TRUE(throws_with<ValueError>([] { list_suites("/nonexistent/suites"); }, {"/nonexistent/suites"}));
+}
+
+TEST(Suites, RowOpSuitesNameEachCasesOp) {
+  const Suite s = parse_suite(R"({"suite": "s", "op": "row_ops", "dtypes": ["bf16", "f32"], "cases": [
+      {"op": "add_rms_norm", "name": "h", "rows": 2, "cols": 64},
+      {"op": "rotary_embedding", "name": "q", "rows": 1, "heads": 4, "cols": 32},
+      {"op": "linear_backward", "name": "p", "m": 3, "n": 5, "k": 7},
+      {"op": "complex_matmul", "name": "c", "m": 1, "n": 8, "k": 8}]})", "s.json");
+  ASSERT_EQ(s.cases.size(), 8u);
+  EXPECT_EQ(s.entries, 4);
+  EXPECT_EQ(s.cases[0].op, "rms_norm");            // add_rms_norm dispatches as rms_norm
+  EXPECT_EQ(s.cases[2].op, "rotary_embedding");
+  EXPECT_EQ(s.cases[2].shape, "x[1,4,32] cos,sin[1,1,16]");
+  EXPECT_EQ(s.cases[4].op, "linear_backward");
+  EXPECT_EQ(std::get<RowOpCase>(s.cases[4].params).k, 7);
+  EXPECT_EQ(s.cases[6].op, "matmul");
+  EXPECT_TRUE(throws_with<FormatError>(
+      [&] { parse_suite(R"({"suite": "s", "op": "row_ops", "dtypes": ["f32"], "cases": [{"op": "conv", "name": "x", "rows": 1, "cols": 1}]})", "b.json"); },
+      {"b.json", "field 'cases[0].op'", "rms_norm"}));
+  EXPECT_TRUE(throws_with<FormatError>(
+      [&] { parse_suite(R"({"suite": "s", "op": "row_ops", "dtypes": ["f32"], "cases": [{"op": "linear_backward", "name": "x", "m": 1, "n": 1}]})", "b.json"); },
+      {"b.json", "field 'cases[0].k'", "missing"}));
 }
 
 TEST(Suites, BadFilesNameTheFileAndTheField) {

@@ -19,7 +19,7 @@ void register_check(CLI::App& app) {
   static CheckOptions options;
   static std::string out_dir = "fourfold-check";
   static int threads = 0;
-  cmd->add_option("--suite", options.suites, "op suites (data/suites/*.json); default: all six")->take_all();
+  cmd->add_option("--suite", options.suites, "op suites (data/suites/*.json); default: all ten")->take_all();
   cmd->add_option("--baseline", options.baseline, "baseline policy, e.g. generic or softmax=reference")
       ->capture_default_str();
   cmd->add_option("--candidate", options.candidate, "candidate policy")->capture_default_str();

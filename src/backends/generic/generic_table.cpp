@@ -15,6 +15,8 @@ const KernelTable* generic_kernels() {
     t.softmax = {&generic::softmax, &generic::softmax_covers, "generic"};
     t.log_softmax = {&generic::log_softmax, &generic::softmax_covers, "generic"};
     t.constant_pad_nd = {&generic::constant_pad_nd, &generic::constant_pad_nd_covers, "generic"};
+    // The backward is the forward with the pads negated (a crop): the same fill-then-copy composition.
+    t.constant_pad_nd_backward = {&generic::constant_pad_nd, &generic::constant_pad_nd_covers, "generic"};
     t.rms_norm = {&generic::rms_norm, &generic::rms_norm_covers, "generic"};
     t.rms_norm_backward = {&generic::rms_norm_backward, &generic::rms_norm_backward_covers, "generic"};
     t.layer_norm = {&generic::layer_norm, &generic::layer_norm_covers, "generic"};

@@ -195,6 +195,33 @@ TEST(CpuGemm, MatmulComplex64) {
   }
 }
 
+// Up to kMatmulRowsMax rows: the unpacked row-sum path (real and complex64), around the vector and column-tile
+// edges, with broadcast batches, a strided along K, b strided along N (the packed path takes it), NaN, and
+// one thread against two.
+TEST(CpuGemm, MatmulSmallMRows) {
+  uint64_t seed = 60;
+  for (DType t : {DType::f32, DType::bf16, DType::f16, DType::complex64})
+    for (int64_t m : {int64_t{1}, int64_t{3}, cpu::kMatmulRowsMax})
+      for (int64_t n : {1, 7, 31, 33, 64, 65, 130})
+        for (int64_t k : {1, 37}) {
+          const Tensor a = testing::randn({2, 1, m, k}, t, seed++), b = testing::randn({3, k, n}, t, seed++);
+          EXPECT_TRUE(matches_reference([=] { return Results{matmul(a, b)}; }, 2 * k))
+              << dtype_name(t) << " m " << m << " n " << n << " k " << k;
+        }
+  for (DType t : {DType::f32, DType::bf16, DType::complex64}) {
+    const Tensor a = testing::randn({5, 40}, t, seed++), b = testing::randn({40, 70}, t, seed++);
+    const Tensor an = testing::non_contiguous(a), bn = testing::non_contiguous(b);
+    EXPECT_TRUE(matches_reference([=] { return Results{matmul(an, b)}; }, 80));
+    EXPECT_TRUE(matches_reference([=] { return Results{matmul(a, bn)}; }, 80));
+    EXPECT_TRUE(threads_agree([=] { return Results{matmul(a, b)}; }));
+  }
+  std::vector<double> v = testing::randn({2, 9}, DType::f32, seed++).to_vector();
+  v[3] = std::nan("");
+  v[12] = std::numeric_limits<double>::infinity();
+  const Tensor an = Tensor::from_vector(v, {2, 9}, DType::f32), b = testing::randn({9, 20}, DType::f32, seed++);
+  EXPECT_TRUE(matches_reference([=] { return Results{matmul(an, b)}; }, 9));
+}
+
 Fn backward_fn(const Tensor& g, const Tensor& x, const Tensor& w, bool bias) {
   return [=] {
     const LinearGrads r = linear_backward(g, x, w, bias);

@@ -27,7 +27,8 @@ bool linear_prefill_covers(const LinearArgs& args);
 void linear_prefill(const LinearArgs& args, const GemmPieces& pieces);
 // matmul / bmm: real f32/bf16/f16 and complex64, any strides and broadcast batches.
 bool matmul_covers(const MatmulArgs& args);
-void matmul(const MatmulArgs& args, const GemmPieces& pieces);
+using MatmulRowsFn = void (*)(const MatmulRowsPlan&, int64_t, int64_t);
+void matmul(const MatmulArgs& args, const GemmPieces& pieces, MatmulRowsFn rows);
 // linear_backward: grad_x = g W, grad_weight = g^T x, grad_bias = column sums of g, in one parallel region.
 bool linear_backward_covers(const LinearBackwardArgs& args);
 void linear_backward(const LinearBackwardArgs& args, const GemmPieces& pieces);

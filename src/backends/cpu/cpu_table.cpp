@@ -22,7 +22,8 @@ namespace {
                 },                                                                                                \
                 [](const LinearArgs& a) { return cpu::linear_decode_covers(a) || cpu::linear_prefill_covers(a); }, \
                 #isa};                                                                                            \
-    t.matmul = {[](const MatmulArgs& a) { cpu::matmul(a, gemm); }, &cpu::matmul_covers, #isa};                      \
+    t.matmul = {[](const MatmulArgs& a) { cpu::matmul(a, gemm, &cpu::isa::matmul_rows); }, &cpu::matmul_covers,    \
+                #isa};                                                                                            \
     t.linear_backward = {[](const LinearBackwardArgs& a) { cpu::linear_backward(a, gemm); },                        \
                          &cpu::linear_backward_covers, #isa};                                                     \
     t.constant_pad_nd = {[](const PadArgs& a) { cpu::constant_pad_nd(a, &cpu::isa::pad_rows); }, nullptr, #isa};   \

@@ -1,13 +1,15 @@
 // Dedicated matmul / bmm: one packed-GEMM problem per batch index (broadcast batches are stride-0 views and cost
-// nothing), all batches in one parallel region.
+// nothing), all batches in one parallel region; up to kMatmulRowsMax rows, unpacked row sums instead.
 //
 // complex64 runs as one real GEMM of twice the size per batch: a's interleaved (re, im) pairs are read as a real
 // [M, 2K] matrix, b is expanded into the real [2K, 2N] matrix of 2x2 blocks [[br, bi], [-bi, br]], and the real
 // [M, 2N] product is exactly out's interleaved (re, im) pairs. That is the 4-real-product method (no 3M
 // cancellation): each output part is an f32 dot product of length 2K, error <= ~2K * 2^-24 * sum |a||b|.
+#include <algorithm>
 #include <map>
 
 #include "backends/cpu/cpu_ops.h"
+#include "fourfold/parallel.h"
 
 namespace fourfold::cpu {
 namespace {
@@ -46,6 +48,31 @@ void expand_complex_b(const float* b, int64_t rs, int64_t cs, int64_t k, int64_t
   }
 }
 
+// At most kMatmulRowsMax rows with B and out unit-stride along N: no packing (there is no reuse to pay for it;
+// complex64's expanded B would be 4x b's size), one parallel region over every batch's column tiles.
+bool small_m(const MatmulArgs& a, int64_t m, int64_t n) {
+  return m <= kMatmulRowsMax && (n <= 1 || (a.b.stride(-1) == 1 && a.out.stride(-1) == 1));
+}
+
+void matmul_small_m(const MatmulArgs& args, int64_t m, int64_t n, int64_t k, int64_t batches, MatmulRowsFn rows) {
+  const bool complex = args.a.dtype() == DType::complex64;
+  const int64_t es = static_cast<int64_t>(dtype_size(args.a.dtype()));
+  const int64_t tile = complex ? kMatmulRowsTile / 2 : kMatmulRowsTile;   // columns
+  const int64_t tiles = (n + tile - 1) / tile;
+  const int64_t grain = std::max<int64_t>(1, (int64_t{1} << 16) / std::max<int64_t>(1, m * k * std::min(n, tile)));
+  parallel_for(0, batches * tiles, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t t = begin; t < end; ++t) {
+      const BatchOffsets o = batch_offsets(args, t / tiles);
+      const int64_t n0 = (t % tiles) * tile;
+      const MatmulRowsPlan plan{m, k, complex, complex ? RowType::f32 : row_type(args.a.dtype()),
+                                static_cast<const uint8_t*>(args.a.data()) + o.a * es, args.a.stride(-2), args.a.stride(-1),
+                                static_cast<const uint8_t*>(args.b.data()) + o.b * es, args.b.stride(-2),
+                                static_cast<uint8_t*>(args.out.data()) + o.out * es, args.out.stride(-2)};
+      rows(plan, n0, std::min(n, n0 + tile));
+    }
+  });
+}
+
 }  // namespace
 
 bool matmul_covers(const MatmulArgs& a) {
@@ -54,9 +81,10 @@ bool matmul_covers(const MatmulArgs& a) {
   return real_type(t);
 }
 
-void matmul(const MatmulArgs& args, const GemmPieces& pieces) {
+void matmul(const MatmulArgs& args, const GemmPieces& pieces, MatmulRowsFn rows) {
   const int64_t m = args.out.size(-2), n = args.out.size(-1), k = args.a.size(-1);
   const int64_t batches = m == 0 || n == 0 ? 0 : args.out.numel() / (m * n);
+  if (batches > 0 && small_m(args, m, n)) return matmul_small_m(args, m, n, k, batches, rows);
   std::vector<GemmProblem> problems;
   problems.reserve(batches);
   if (args.a.dtype() != DType::complex64) {

@@ -170,6 +170,23 @@ struct GemvPlan {
   int64_t out_m_stride, out_n_stride;
 };
 
+// ---- Small-M matmul (M <= kMatmulRowsMax rows): out rows as sums of B's rows scaled by a's elements, read
+// where they lie (no packing: with so few rows there is nothing to amortize it over). B and out have unit
+// stride along N; real f32/bf16/f16 (one type for a, b, out) or complex64 (interleaved f32 pairs).
+inline constexpr int64_t kMatmulRowsMax = 8;
+inline constexpr int64_t kMatmulRowsTile = 64;   // floats of an output row held in registers
+struct MatmulRowsPlan {
+  int64_t m, k;
+  bool complex;                   // complex64: strides below count complex elements
+  RowType type;                   // real: the element type of a, b and out
+  const uint8_t* a;               // element (i, kk) at a + (i * a_rs + kk * a_cs) elements
+  int64_t a_rs, a_cs;
+  const uint8_t* b;               // row kk at b + kk * b_rs elements
+  int64_t b_rs;
+  uint8_t* out;                   // row i at out + i * out_rs elements
+  int64_t out_rs;
+};
+
 #define FOURFOLD_CPU_ISA_LIST(X) X(avx512bf16) X(avx512) X(avx2) X(scalar)
 
 #define FOURFOLD_CPU_DECLARE(isa)                                                                        \
@@ -225,6 +242,8 @@ struct GemvPlan {
                               bool log);                                                                 \
   /* grouped_mm, moe_experts: the whole tile t (k == 0 writes zeros). */                                 \
   void dot_tile(const DotTile& t);                                                                       \
+  /* Small-M matmul: out[:, j] for the columns j in [n0, n1) (n1 - n0 <= kMatmulRowsTile floats' worth). */ \
+  void matmul_rows(const MatmulRowsPlan& plan, int64_t n0, int64_t n1);                                  \
   /* Decode GEMV: writes out[:, n] for n in [n_begin, n_end), all m rows per weight row (streamed once). */ \
   void gemv_rows(const GemvPlan& plan, int64_t n_begin, int64_t n_end);                                  \
   }

@@ -104,19 +104,20 @@ void matmul(const MatmulArgs& args, const GemmPieces& pieces, MatmulRowsFn rows)
   // complex64: a must have unit stride along K to be read as real pairs; copy it once when it has not.
   const Tensor a = args.a.size(-1) <= 1 || args.a.stride(-1) == 1 ? args.a : args.a.contiguous();
   const MatmulArgs view{a, args.b, args.out};
-  std::map<int64_t, std::vector<float>> expanded;   // by b's batch offset: broadcast batches share one expansion
+  // By b's batch offset: broadcast batches share one expansion. From the allocator, so the memory record sees it.
+  std::map<int64_t, Tensor> expanded;
   for (int64_t b = 0; b < batches; ++b) {
     const BatchOffsets o = batch_offsets(view, b);
-    std::vector<float>& big = expanded[o.b];
-    if (big.empty() && k > 0) {
-      big.resize(4 * k * n);
+    Tensor& big = expanded[o.b];
+    if (!big.defined()) {
+      big = Tensor::empty({std::max<int64_t>(1, 4 * k * n)}, DType::f32);
       expand_complex_b(static_cast<const float*>(args.b.data()) + 2 * o.b, args.b.stride(-2), args.b.stride(-1), k, n,
-                       big.data());
+                       big.data_as<float>());
     }
     problems.push_back({m, 2 * n, 2 * k,
                         {reinterpret_cast<const uint8_t*>(static_cast<const float*>(a.data()) + 2 * o.a), RowType::f32,
                          2 * a.stride(-2), 1},
-                        {reinterpret_cast<const uint8_t*>(big.data()), RowType::f32, 2 * n, 1},
+                        {reinterpret_cast<const uint8_t*>(big.data_as<float>()), RowType::f32, 2 * n, 1},
                         {reinterpret_cast<uint8_t*>(static_cast<float*>(args.out.data()) + 2 * o.out), RowType::f32,
                          2 * args.out.stride(-2), 1, nullptr, RowType::f32, 0}});
   }

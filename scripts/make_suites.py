@@ -97,6 +97,31 @@ def decode_linear():
     }
 
 
+def prefill_linear():
+    # Qwen3-8B's q_proj and gate_proj for a 128-token prompt: bf16 linear against scaled_linear's fp8 weights
+    # (the packed GEMM both ways), to compare with the fp8 suite's scaled_mm prefill rows of the same shape.
+    table = {p: (n, k) for p, n, k in projections("qwen3-8b")}
+    shapes = [{"n": table[p][0], "k": table[p][1], "model": "qwen3-8b", "projection": p, "also": []}
+              for p in ("q_proj", "gate_proj")]
+    return {
+        "suite": "prefill-linear",
+        "op": "linear",
+        "description": "Prefill projections: y[M, N] = x[M, K] @ W[N, K]^T, M = 128 tokens, bf16, no bias; and the "
+                       "same with scaled_linear's fp8 weights (tensorwise and 128x128 block scales) under bf16 "
+                       "activations.",
+        "generated_by": "scripts/make_suites.py",
+        "dtypes": ["bf16"],
+        "m": [128],
+        "bias": [False],
+        "weight_only": [
+            {"x": "bfloat16", "weight": "float8_e4m3fn", "recipe": "tensorwise", "m": [128]},
+            {"x": "bfloat16", "weight": "float8_e4m3fn", "recipe": "block_128x128", "m": [128]},
+        ],
+        "models": {"qwen3-8b": model_table()["qwen3-8b"]},
+        "shapes": shapes,
+    }
+
+
 def softmax():
     return {
         "suite": "softmax",
@@ -225,6 +250,8 @@ def fp8():
     # The moe suite's fused gate_up of Qwen3-30B-A3B, one expert at a time.
     shapes.append({"n": 1536, "k": 2048, "model": "qwen3-30b-a3b", "projection": "expert gate_up (fused)",
                    "m": [1, 4, 32]})
+    # Prefill (the packed GEMM's case): 128 and 512 prompt tokens through Qwen3-8B's q_proj.
+    shapes.append({"n": 4096, "k": 4096, "model": "qwen3-8b", "projection": "q_proj (prefill)", "m": [128, 512]})
     return {
         "suite": "fp8",
         "op": "scaled_mm",
@@ -232,7 +259,7 @@ def fp8():
                        "column-major view), bf16 output. Recipes: tensorwise (one scale each), rowwise (a [M, 1], "
                        "b [1, N]), block_128x128 (a 1x128 groups [M, K/128], W 128x128 blocks: DeepSeek-V3 and "
                        "Qwen3-FP8 checkpoints). Expert shapes are one expert's GEMM, M = tokens routed to it "
-                       "(32 = 512 tokens x 8 / 128 experts, evenly routed).",
+                       "(32 = 512 tokens x 8 / 128 experts, evenly routed). Prefill rows: M = 128 and 512 tokens.",
         "generated_by": "scripts/make_suites.py",
         "dtypes": ["float8_e4m3fn"],
         "out_dtype": "bf16",
@@ -261,7 +288,7 @@ def dumps(suite):
 def main():
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "suites")
     os.makedirs(root, exist_ok=True)
-    for suite in (decode_linear(), softmax(), pad(), moe(), attention(), fp8()):
+    for suite in (decode_linear(), prefill_linear(), softmax(), pad(), moe(), attention(), fp8()):
         path = os.path.join(root, suite["suite"] + ".json")
         with open(path, "w") as f:
             f.write(dumps(suite))

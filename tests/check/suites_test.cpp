@@ -18,7 +18,7 @@ std::string dir() { return default_suites_dir(); }
 
 TEST(Suites, ShippedSuitesAreAllThere) {
   const std::vector<std::string> names = list_suites(dir());
-  for (const char* expected : {"attention", "decode-linear", "fp8", "moe", "pad", "softmax"})
+  for (const char* expected : {"attention", "decode-linear", "fp8", "moe", "pad", "prefill-linear", "softmax"})
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   for (const std::string& name : names) {
@@ -176,7 +176,8 @@ TEST(Suites, SoftmaxPadMoeAttentionFp8Counts) {
     recipes.insert(std::get<Fp8LinearCase>(c.params).recipe);
   }
   EXPECT_EQ(recipes.size(), 3u);
-  EXPECT_EQ(fp8.cases.size(), 13u * 2 * 3 + 7u * 3 * 3);   // default M = 1, 4; expert shapes M = 1, 4, 32
+  // default M = 1, 4; expert shapes M = 1, 4, 32; the prefill shape M = 128, 512
+  EXPECT_EQ(fp8.cases.size(), 13u * 2 * 3 + 7u * 3 * 3 + 1u * 2 * 3);
 }
 
 TEST(Suites, UnknownSuiteNameListsTheKnownOnes) {

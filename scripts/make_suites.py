@@ -225,6 +225,8 @@ def fp8():
     # The moe suite's fused gate_up of Qwen3-30B-A3B, one expert at a time.
     shapes.append({"n": 1536, "k": 2048, "model": "qwen3-30b-a3b", "projection": "expert gate_up (fused)",
                    "m": [1, 4, 32]})
+    # Prefill (the packed GEMM's case): 128 and 512 prompt tokens through Qwen3-8B's q_proj.
+    shapes.append({"n": 4096, "k": 4096, "model": "qwen3-8b", "projection": "q_proj (prefill)", "m": [128, 512]})
     return {
         "suite": "fp8",
         "op": "scaled_mm",
@@ -232,7 +234,7 @@ def fp8():
                        "column-major view), bf16 output. Recipes: tensorwise (one scale each), rowwise (a [M, 1], "
                        "b [1, N]), block_128x128 (a 1x128 groups [M, K/128], W 128x128 blocks: DeepSeek-V3 and "
                        "Qwen3-FP8 checkpoints). Expert shapes are one expert's GEMM, M = tokens routed to it "
-                       "(32 = 512 tokens x 8 / 128 experts, evenly routed).",
+                       "(32 = 512 tokens x 8 / 128 experts, evenly routed). Prefill rows: M = 128 and 512 tokens.",
         "generated_by": "scripts/make_suites.py",
         "dtypes": ["float8_e4m3fn"],
         "out_dtype": "bf16",
@@ -245,8 +247,9 @@ def fp8():
 def prefill_linear():
     # A few projections at prompt-chunk sizes: the packed GEMM (M > 8) in bf16 and f32, and scaled_linear's fp8
     # weights (128x128 blocks) under bf16 activations.
-    picks = [("llama-3.1-8b", "q_proj"), ("llama-3.1-8b", "down_proj"), ("qwen3-30b-a3b", "expert gate_proj"),
-             ("qwen3-0.6b", "up_proj")]
+    # Qwen3-8B's q_proj (4096 x 4096, also Llama 3.1 8B's) and gate_proj match the fp8 suite's scaled_mm prefill rows.
+    picks = [("qwen3-8b", "q_proj"), ("qwen3-8b", "gate_proj"), ("llama-3.1-8b", "down_proj"),
+             ("qwen3-30b-a3b", "expert gate_proj"), ("qwen3-0.6b", "up_proj")]
     shapes = []
     for name, proj in picks:
         n, k = next((n, k) for p, n, k in projections(name) if p == proj)
@@ -255,13 +258,16 @@ def prefill_linear():
         "suite": "prefill-linear",
         "op": "linear",
         "description": "Prefill projections: y[M, N] = x[M, K] @ W[N, K]^T for M = 64 and 512 prompt tokens "
-                       "(the packed GEMM), bf16 and f32; plus M = 128 with fp8 weights (scaled_linear, 128x128 "
-                       "block scales) under bf16 activations.",
+                       "(the packed GEMM), bf16 and f32; plus M = 128 with scaled_linear's fp8 weights "
+                       "(tensorwise and 128x128 block scales) under bf16 activations.",
         "generated_by": "scripts/make_suites.py",
         "dtypes": ["bf16", "f32"],
         "m": [64, 512],
         "bias": [False],
-        "weight_only": [{"x": "bfloat16", "weight": "float8_e4m3fn", "recipe": "block_128x128", "m": [128]}],
+        "weight_only": [
+            {"x": "bfloat16", "weight": "float8_e4m3fn", "recipe": "tensorwise", "m": [128]},
+            {"x": "bfloat16", "weight": "float8_e4m3fn", "recipe": "block_128x128", "m": [128]},
+        ],
         "shapes": shapes,
     }
 

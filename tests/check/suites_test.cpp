@@ -182,7 +182,8 @@ TEST(Suites, SoftmaxPadMoeAttentionFp8Counts) {
     recipes.insert(std::get<Fp8LinearCase>(c.params).recipe);
   }
   EXPECT_EQ(recipes.size(), 3u);
-  EXPECT_EQ(fp8.cases.size(), 13u * 2 * 3 + 7u * 3 * 3);   // default M = 1, 4; expert shapes M = 1, 4, 32
+  // default M = 1, 4; expert shapes M = 1, 4, 32; the prefill shape M = 128, 512
+  EXPECT_EQ(fp8.cases.size(), 13u * 2 * 3 + 7u * 3 * 3 + 1u * 2 * 3);
 }
 
 TEST(Suites, UnknownSuiteNameListsTheKnownOnes) {

@@ -21,7 +21,7 @@ bool softmax_covers(const SoftmaxArgs& args);
 void softmax(const SoftmaxArgs& args, bool log, const SoftmaxPieces& pieces);
 
 // GEMM-based ops (gemm.h's driver). linear: the packed GEMM for prefill, more than kLinearDecodeMaxRows rows
-// (fewer rows are the decode GEMV's, linear_decode.cpp); not fp8 weights.
+// (fewer rows are the decode GEMV's, linear_decode.cpp); fp8 weights (scaled_linear) with an f32 scale too.
 inline constexpr int64_t kLinearDecodeMaxRows = kGemvMaxM;   // the GEMV (kernels.h) takes the rest
 bool linear_prefill_covers(const LinearArgs& args);
 void linear_prefill(const LinearArgs& args, const GemmPieces& pieces);
@@ -89,5 +89,9 @@ void linear_decode(const LinearArgs& args, GemvRowsFn rows);
 // a [M <= 8, K] fp8 (any strides) against b [K, N] fp8 with K contiguous (b = W^T), every recipe.
 bool scaled_mm_decode_covers(const ScaledMmArgs& args);
 void scaled_mm_decode(const ScaledMmArgs& args, GemvRowsFn rows);
+// Every other scaled_mm (more rows, or b N-contiguous): the packed GEMM with both fp8 operands scaled while
+// packing (scaled_mm_prefill.cpp); out f32 / bf16 / f16, f32 scales, any strides.
+bool scaled_mm_prefill_covers(const ScaledMmArgs& args);
+void scaled_mm_prefill(const ScaledMmArgs& args, const GemmPieces& pieces);
 
 }  // namespace fourfold::cpu

@@ -49,8 +49,15 @@ namespace {
                     #isa};                                                                                        \
     t.moe_experts = {[](const MoeExpertsArgs& a) { cpu::moe_experts(a, &cpu::isa::dot_tile); },                   \
                      &cpu::moe_experts_covers, #isa};                                                             \
-    t.scaled_mm = {[](const ScaledMmArgs& a) { cpu::scaled_mm_decode(a, &cpu::isa::gemv_rows); },                 \
-                   &cpu::scaled_mm_decode_covers, #isa};                                                          \
+    /* scaled_mm: the decode GEMV for the few-row b = W^T calls it covers, else the packed GEMM. */               \
+    t.scaled_mm = {[](const ScaledMmArgs& a) {                                                                    \
+                     if (cpu::scaled_mm_decode_covers(a)) cpu::scaled_mm_decode(a, &cpu::isa::gemv_rows);         \
+                     else cpu::scaled_mm_prefill(a, gemm);                                                        \
+                   },                                                                                             \
+                   [](const ScaledMmArgs& a) {                                                                    \
+                     return cpu::scaled_mm_decode_covers(a) || cpu::scaled_mm_prefill_covers(a);                  \
+                   },                                                                                             \
+                   #isa};                                                                                         \
     return t;                                                                                                     \
   }
 FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_TABLE)

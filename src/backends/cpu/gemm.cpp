@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <memory>
+#include <utility>
 
 #include "fourfold/parallel.h"
 
@@ -49,12 +50,38 @@ int64_t ceil_div(int64_t v, int64_t d) { return (v + d - 1) / d; }
 }  // namespace
 
 RowType row_type(DType dtype) {
-  return dtype == DType::f32 ? RowType::f32 : dtype == DType::bf16 ? RowType::bf16 : RowType::f16;
+  switch (dtype) {
+    case DType::f32: return RowType::f32;
+    case DType::bf16: return RowType::bf16;
+    case DType::f8_e4m3fn: return RowType::e4m3;
+    case DType::f8_e5m2: return RowType::e5m2;
+    default: return RowType::f16;
+  }
 }
 
 GemmOperand operand(const Tensor& t, bool transposed) {
   const int64_t rs = t.stride(0), cs = t.stride(1);
   return {static_cast<const uint8_t*>(t.data()), row_type(t.dtype()), transposed ? cs : rs, transposed ? rs : cs};
+}
+
+GemmOperand operand(const Tensor& t, bool transposed, const Tensor& scale, ScaleRecipe recipe) {
+  GemmOperand o = operand(t);
+  o.scale = scale.data_as<const float>();
+  const bool blocks = recipe == ScaleRecipe::block_128x128;
+  if (recipe != ScaleRecipe::tensorwise) {   // a tensorwise scale is read at index 0 only
+    o.scale_rg = blocks ? 128 : 1;
+    o.scale_rs = scale.stride(0);
+  }
+  if (blocks || recipe == ScaleRecipe::block_1x128) {
+    o.scale_cg = 128;
+    o.scale_cs = scale.stride(1);
+  }
+  if (transposed) {
+    std::swap(o.rs, o.cs);
+    std::swap(o.scale_rg, o.scale_cg);
+    std::swap(o.scale_rs, o.scale_cs);
+  }
+  return o;
 }
 
 GemmOut output(Tensor& t, const Tensor* bias) {

@@ -6,6 +6,7 @@
 
 #include "backends/cpu/kernels/kernels.h"
 #include "fourfold/tensor.h"
+#include "ops/op_args.h"
 
 namespace fourfold::cpu {
 
@@ -41,9 +42,13 @@ struct GemmProblem {
 
 void gemm(const std::vector<GemmProblem>& problems, const GemmPieces& pieces);
 
-// The operand view of a 2-D f32/bf16/f16 tensor (or of its transpose) and of an output with an optional bias.
+// The operand view of a 2-D f32/bf16/f16/fp8 tensor (or of its transpose) and of an output with an optional bias.
 RowType row_type(DType dtype);
 GemmOperand operand(const Tensor& t, bool transposed = false);
+// An fp8 tensor t [R, C] with its f32 dequantization scale in t's orientation, as op_args.h lays out a weight's
+// [N, K] scale: tensorwise [1, 1], rowwise [R, 1], block_1x128 [R, ceil(C/128)], block_128x128 [ceil(R/128),
+// ceil(C/128)]; transposed: the operand is t^T (with its scales).
+GemmOperand operand(const Tensor& t, bool transposed, const Tensor& scale, ScaleRecipe recipe);
 GemmOut output(Tensor& t, const Tensor* bias = nullptr);
 
 }  // namespace fourfold::cpu

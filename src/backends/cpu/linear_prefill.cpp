@@ -1,5 +1,6 @@
 // Dedicated linear for prefill (M > 8 rows): one packed GEMM, out = x weight^T + bias, with the bias added in the
-// epilogue. bf16/f16 weights under f32 x are converted while packing; fp8 (scaled_linear) is not covered.
+// epilogue. bf16/f16 weights under f32 x are converted while packing; so are fp8 weights (scaled_linear), each
+// element times its dequantization scale, never through a dequantized copy of the weight.
 #include "backends/cpu/cpu_ops.h"
 
 namespace fourfold::cpu {
@@ -10,14 +11,16 @@ bool computes(DType t) { return t == DType::f32 || t == DType::bf16 || t == DTyp
 }  // namespace
 
 bool linear_prefill_covers(const LinearArgs& a) {
-  return a.weight_scale == nullptr && a.x.size(0) > kLinearDecodeMaxRows && computes(a.x.dtype()) &&
-         computes(a.weight.dtype());
+  if (a.x.size(0) <= kLinearDecodeMaxRows || !computes(a.x.dtype())) return false;
+  if (a.weight_scale != nullptr) return is_fp8(a.weight.dtype()) && a.weight_scale->dtype() == DType::f32;
+  return computes(a.weight.dtype());
 }
 
 void linear_prefill(const LinearArgs& a, const GemmPieces& pieces) {
   // weight is [N, K]: B = weight^T, read through swapped strides.
-  gemm({{a.x.size(0), a.weight.size(0), a.x.size(1), operand(a.x), operand(a.weight, true), output(a.out, a.bias)}},
-       pieces);
+  const GemmOperand w = a.weight_scale == nullptr ? operand(a.weight, true)
+                                                  : operand(a.weight, true, *a.weight_scale, a.weight_recipe);
+  gemm({{a.x.size(0), a.weight.size(0), a.x.size(1), operand(a.x), w, output(a.out, a.bias)}}, pieces);
 }
 
 }  // namespace fourfold::cpu

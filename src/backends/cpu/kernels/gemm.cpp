@@ -1,5 +1,5 @@
-// GEMM pieces, compiled once per ISA: packing any-layout f32/bf16/f16 operands into f32 panels, the register-tile
-// micro-kernel, and the epilogue (bias, rounding to the output dtype, any output strides).
+// GEMM pieces, compiled once per ISA: packing any-layout f32/bf16/f16/fp8 operands into f32 panels, the
+// register-tile micro-kernel, and the epilogue (bias, rounding to the output dtype, any output strides).
 //
 // Precision policy: every input converts exactly to f32 while packing (bf16 and f16 are subsets of f32), the
 // products accumulate in f32 FMAs (in k order within a kc block, blocks added in order), and the result rounds
@@ -9,12 +9,19 @@
 // are exact in f32 either way; vdpbf16ps differs from two FMAs only in treating subnormal inputs and results as
 // zero (DAZ/FTZ), i.e. by less than 2^-126 per product. Other levels implement the pair path with f32 FMAs (used
 // only by tests).
+//
+// FP8 operands (scaled_linear's weight, scaled_mm's a and b) are converted in registers while packing (fp8.h:
+// exact f16 images, NaN kept) and each panel is multiplied by its dequantization scales right after it is
+// written, while it is in L1/L2: a panel element is fp8 value * scale rounded once to f32, exactly the value the
+// generic tier's dequantized copy holds, so the product is an f32 GEMM of the dequantized operands without the
+// copy.
 #include <cstring>
 
 #if defined(__AVX512F__) || defined(__F16C__) || defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
+#include "backends/cpu/kernels/fp8.h"
 #include "backends/cpu/kernels/kernels.h"
 #include "fourfold/dtype.h"   // out-of-line f16 conversions for the scalar level
 
@@ -80,9 +87,14 @@ inline uint16_t f32_to_half(float f) {
 #endif
 }
 
+constexpr bool is_fp8(RowType t) { return t == RowType::e4m3 || t == RowType::e5m2; }
+
+// Element i as f32; fp8: its f16 image (e4m3: the value times 2^-8, see fp8.h), NaN kept.
 template <RowType T>
 inline float load(const uint8_t* base, int64_t i) {
-  if constexpr (T == RowType::f32) {
+  if constexpr (is_fp8(T)) {
+    return fp8_image_f32<T == RowType::e4m3, true>(base[i]);
+  } else if constexpr (T == RowType::f32) {
     float v;
     std::memcpy(&v, base + i * 4, 4);
     return v;
@@ -103,13 +115,15 @@ inline void store(uint8_t* base, int64_t i, float v) {
   }
 }
 
-inline int64_t type_size(RowType t) { return t == RowType::f32 ? 4 : 2; }
+inline int64_t type_size(RowType t) { return t == RowType::f32 ? 4 : is_fp8(t) ? 1 : 2; }
 
 #if defined(__AVX2__)
 // Eight consecutive elements at base + i elements, as f32.
 template <RowType T>
 inline __m256 load8(const uint8_t* base, int64_t i) {
-  if constexpr (T == RowType::f32) {
+  if constexpr (is_fp8(T)) {
+    return fp8_load8<T == RowType::e4m3, true>(base + i);
+  } else if constexpr (T == RowType::f32) {
     return _mm256_loadu_ps(reinterpret_cast<const float*>(base) + i);
   } else {
     const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(reinterpret_cast<const uint16_t*>(base) + i));
@@ -156,12 +170,41 @@ inline void transpose_4x8(const uint8_t* src, int64_t rs, int64_t d, float* dst,
 }
 #endif
 
+// An fp8 operand's scales in packing terms: element (row, d) (absolute indices, row the non-reduction one)
+// counts as its image times s[(row / rgroup) * rstride + (d / dgroup) * dstride] * unit.
+struct PanelScale {
+  const float* s;           // null: no scaling
+  int64_t rgroup, rstride, dgroup, dstride;
+  float unit;               // kE4m3Unit for e4m3 images, else 1
+  int64_t row0, d0;         // the absolute indices of the packed block's element (0, 0)
+};
+
+// Multiplies one packed panel (rows first_row .. + count of the block, depth steps) by its scales: per run of
+// depth steps in one scale group, one factor per panel row (padding rows keep their zeros).
+template <int R>
+void scale_panel(float* panel, int64_t first_row, int64_t count, int64_t depth, const PanelScale& ps) {
+  for (int64_t d = 0; d < depth;) {
+    const int64_t group = (ps.d0 + d) / ps.dgroup;
+    const int64_t end = ps.dgroup >= kGemmWholeGroup ? depth
+                        : (group + 1) * ps.dgroup - ps.d0 < depth ? (group + 1) * ps.dgroup - ps.d0
+                                                                   : depth;
+    alignas(64) float f[R];
+    for (int r = 0; r < R; ++r)
+      f[r] = r < count ? ps.s[((ps.row0 + first_row + r) / ps.rgroup) * ps.rstride + group * ps.dstride] * ps.unit
+                       : 1.0f;
+    for (; d < end; ++d)
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) panel[d * R + r] *= f[r];
+  }
+}
+
 // Panels of R "rows" (the non-reduction index) by `depth` reduction steps: dst[(g * depth + d) * R + r] = element
 // (g * R + r, d), which lies at base + (row * rs + d * ds) elements; rows past `rows` are zero. Both the
 // depth-contiguous layout (a linear weight, x) and the row-contiguous one (a matmul b, a transposed grad) read
-// their source in order.
+// their source in order. fp8: each panel is scaled right after it is written (ps).
 template <RowType T, int R>
-void pack_panels(const uint8_t* base, int64_t rs, int64_t ds, int64_t rows, int64_t depth, float* dst) {
+void pack_panels(const uint8_t* base, int64_t rs, int64_t ds, int64_t rows, int64_t depth, float* dst,
+                 const PanelScale& ps) {
   for (int64_t g = 0; g * R < rows; ++g, dst += depth * R) {
     const int64_t count = rows - g * R < R ? rows - g * R : R;
     const uint8_t* src = base + g * R * rs * type_size(T);
@@ -184,29 +227,50 @@ void pack_panels(const uint8_t* base, int64_t rs, int64_t ds, int64_t rows, int6
           for (int j = 0; j < 8; ++j) dst[(d + j) * R + r] = load<T>(src, r * rs + d + j);
       for (; d < depth; ++d)
         for (int r = 0; r < R; ++r) dst[d * R + r] = load<T>(src, r * rs + d);
-      continue;
+    } else {
+      for (int64_t d = 0; d < depth; ++d) {
+        float* row = dst + d * R;
+        int64_t r = 0;
+        if (rs == 1) {
+#if defined(__AVX2__)
+          if constexpr (is_fp8(T))   // a row-contiguous fp8 operand (scaled_mm's b [K, N]): 8 codes per load
+            for (; r + 8 <= count; r += 8) _mm256_storeu_ps(row + r, load8<T>(src, d * ds + r));
+#endif
+          for (; r < count; ++r) row[r] = load<T>(src, d * ds + r);
+        } else {
+          for (; r < count; ++r) row[r] = load<T>(src, r * rs + d * ds);
+        }
+        for (; r < R; ++r) row[r] = 0.0f;
+      }
     }
-    for (int64_t d = 0; d < depth; ++d) {
-      float* row = dst + d * R;
-      int64_t r = 0;
-      if (rs == 1)
-        for (; r < count; ++r) row[r] = load<T>(src, d * ds + r);
-      else
-        for (; r < count; ++r) row[r] = load<T>(src, r * rs + d * ds);
-      for (; r < R; ++r) row[r] = 0.0f;
-    }
+    if (ps.s != nullptr) scale_panel<R>(dst, g * R, count, depth, ps);
   }
 }
 
 template <int R>
 void pack(const GemmOperand& op, int64_t r0, int64_t rows, int64_t rs, int64_t d0, int64_t depth, int64_t ds,
-          float* dst) {
+          float* dst, const PanelScale& ps) {
   const uint8_t* base = op.data + (r0 * rs + d0 * ds) * type_size(op.type);
   switch (op.type) {
-    case RowType::f32: return pack_panels<RowType::f32, R>(base, rs, ds, rows, depth, dst);
-    case RowType::bf16: return pack_panels<RowType::bf16, R>(base, rs, ds, rows, depth, dst);
-    default: return pack_panels<RowType::f16, R>(base, rs, ds, rows, depth, dst);
+    case RowType::f32: return pack_panels<RowType::f32, R>(base, rs, ds, rows, depth, dst, ps);
+    case RowType::bf16: return pack_panels<RowType::bf16, R>(base, rs, ds, rows, depth, dst, ps);
+    case RowType::e4m3: return pack_panels<RowType::e4m3, R>(base, rs, ds, rows, depth, dst, ps);
+    case RowType::e5m2: return pack_panels<RowType::e5m2, R>(base, rs, ds, rows, depth, dst, ps);
+    default: return pack_panels<RowType::f16, R>(base, rs, ds, rows, depth, dst, ps);
   }
+}
+
+// The packing view of op's scales when the packed rows are op's rows (A) or its columns (B).
+PanelScale panel_scale(const GemmOperand& op, bool rows_are_columns, int64_t row0, int64_t d0) {
+  const float unit = op.type == RowType::e4m3 ? kE4m3Unit : 1.0f;
+  if (op.scale == nullptr) {
+    // An fp8 operand without a scale still needs its e4m3 unit: a one-element scale of 1.
+    static const float one = 1.0f;
+    if (unit == 1.0f) return {nullptr, 1, 0, 1, 0, 1.0f, 0, 0};
+    return {&one, kGemmWholeGroup, 0, kGemmWholeGroup, 0, unit, row0, d0};
+  }
+  if (rows_are_columns) return {op.scale, op.scale_cg, op.scale_cs, op.scale_rg, op.scale_rs, unit, row0, d0};
+  return {op.scale, op.scale_rg, op.scale_rs, op.scale_cg, op.scale_cs, unit, row0, d0};
 }
 
 // One reduction step of the register tile. f32 panels: a holds kMr floats, b kNr floats. Pair panels: a holds
@@ -382,11 +446,11 @@ int gemm_mr() { return kMr; }
 int gemm_nr() { return kNr; }
 
 void gemm_pack_a(const GemmOperand& a, int64_t m0, int64_t mc, int64_t k0, int64_t kc, float* dst) {
-  pack<kMr>(a, m0, mc, a.rs, k0, kc, a.cs, dst);
+  pack<kMr>(a, m0, mc, a.rs, k0, kc, a.cs, dst, panel_scale(a, false, m0, k0));
 }
 
 void gemm_pack_b(const GemmOperand& b, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst) {
-  pack<kNr>(b, n0, nc, b.cs, k0, kc, b.rs, dst);
+  pack<kNr>(b, n0, nc, b.cs, k0, kc, b.rs, dst, panel_scale(b, true, n0, k0));
 }
 
 void gemm_block(const float* pa, const float* pb, int64_t mc, int64_t nc, int64_t kc, float* c, int64_t ldc,

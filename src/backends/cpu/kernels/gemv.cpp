@@ -10,6 +10,7 @@
 #endif
 
 #include "backends/cpu/kernels/kernels.h"
+#include "backends/cpu/kernels/fp8.h"   // fp8 codes as f16 images
 #include "backends/cpu/kernels/vec.h"   // lanes, vector types, loads and stores
 #include "fourfold/dtype.h"   // the out-of-line scalar conversions, for the epilogue and the scalar level
 
@@ -20,15 +21,10 @@ namespace {
 
 inline vu splatu(uint32_t v) { return vu{} + v; }
 
-// FP8 through f16, whose hardware conversion to f32 is exact for every f16 (subnormals included): an e5m2 code
-// is the top byte of the f16 of the same value (inf and NaN included); an e4m3fn code with its magnitude shifted
-// one bit right into an f16 is its value times 2^-8 (f16's exponent bias 15 = e4m3's 7 + 8), subnormals included,
-// and the 2^8 is applied with the block's scale. e4m3fn's NaN (S.1111.111) would come out as +-480 * 2^-8: the
-// loop instead keeps the byte-wise max of (code | 0x80) per row, 0xff exactly when a NaN code was read, and
-// makes that row's outputs NaN, which is what any NaN term does to a dot product. Subnormals, +-max (448,
-// 57344) and zeros come out exact; no f32 subnormal is ever an FP operand (those cost microcode assists).
-constexpr float kE4m3Unit = 256.0f;   // the factor an e4m3 weight's f16 image is short of its value
-
+// FP8 weights through their f16 images (fp8.h): e4m3 is short of 2^8, applied with the block's scale. e4m3fn's
+// NaN code is tracked instead of converted: the loop keeps the byte-wise max of (code | 0x80) per row, 0xff
+// exactly when a NaN code was read, and makes that row's outputs NaN, which is what any NaN term does to a dot
+// product. No f32 subnormal is ever an FP operand (those cost microcode assists).
 typedef uint8_t vbytes __attribute__((vector_size(16)));
 
 // kLanes weights of one row from element k (fp8: their f16 images, see above; `seen` tracks e4m3 NaN codes).
@@ -70,26 +66,14 @@ template <GemvWeight W>
       const vbytes t = b | 0x80;
       seen = seen > t ? seen : t;
     }
+    constexpr bool e4m3 = W == GemvWeight::e4m3;
 #if defined(__AVX512F__)
-    const __m256i wide = W == GemvWeight::e4m3 ? _mm256_cvtepi8_epi16((__m128i)b) : _mm256_cvtepu8_epi16((__m128i)b);
-    const __m256i h = W == GemvWeight::e4m3
-                          ? _mm256_and_si256(_mm256_slli_epi16(wide, 7), _mm256_set1_epi16(static_cast<short>(0xbfff)))
-                          : _mm256_slli_epi16(wide, 8);
-    return (vf)_mm512_maskz_cvtph_ps(0xffff, h);
+    return (vf)_mm512_maskz_cvtph_ps(0xffff, fp8_f16_images16<e4m3>((__m128i)b));
 #elif defined(__AVX2__)
-    const __m128i wide = W == GemvWeight::e4m3 ? _mm_cvtepi8_epi16((__m128i)b) : _mm_cvtepu8_epi16((__m128i)b);
-    const __m128i h = W == GemvWeight::e4m3
-                          ? _mm_and_si128(_mm_slli_epi16(wide, 7), _mm_set1_epi16(static_cast<short>(0xbfff)))
-                          : _mm_slli_epi16(wide, 8);
-    return (vf)_mm256_cvtph_ps(h);
+    return (vf)_mm256_cvtph_ps(fp8_f16_images8<e4m3>((__m128i)b));
 #else
     vf v;
-    for (int j = 0; j < kLanes; ++j) {
-      // The sign-extended code shifted left 7, bit 14 (a sign copy) cleared: the same f16 image.
-      const uint16_t code = W == GemvWeight::e4m3 ? static_cast<uint16_t>((static_cast<int8_t>(b[j]) * 128) & 0xbfff)
-                                                  : static_cast<uint16_t>(b[j] << 8);
-      v[j] = f16_to_f32(code);
-    }
+    for (int j = 0; j < kLanes; ++j) v[j] = f16_to_f32(fp8_f16_image<e4m3>(b[j]));
     return v;
 #endif
   }

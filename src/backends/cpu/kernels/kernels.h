@@ -33,8 +33,8 @@ struct PadPlan {
 // Bytes of input per row index in one tile of the tiled layout: a tile is kPadTileBytes / elem_size rows.
 inline constexpr int64_t kPadTileBytes = 64;
 
-// Element types of softmax rows.
-enum class RowType : int { f32 = 0, bf16 = 1, f16 = 2 };
+// Element types of softmax rows (and of GEMM operands, which may also be fp8: e4m3fn, e5m2).
+enum class RowType : int { f32 = 0, bf16 = 1, f16 = 2, e4m3 = 3, e5m2 = 4 };
 
 // Floats of each of softmax_stats's kept and shifts buffers for a chunk of n elements (one vector of slack).
 inline int64_t softmax_kept_floats(int64_t n) { return n + 16; }
@@ -49,11 +49,16 @@ struct RowStats {
 // ---- GEMM (linear prefill, matmul, linear_backward): operands packed to f32 panels, f32 accumulation ----
 
 // A matrix operand of any layout: element (r, c) lies at data + (r * rs + c * cs) * size(type). Strides are in
-// elements and may be 0 (broadcast) or negative.
+// elements and may be 0 (broadcast) or negative. fp8 operands carry their dequantization scale: element (r, c)
+// counts as its value times scale[(r / scale_rg) * scale_rs + (c / scale_cg) * scale_cs] (groups of 1, 128 or
+// kGemmWholeGroup), applied while packing into the f32 panels.
+inline constexpr int64_t kGemmWholeGroup = INT64_C(1) << 62;
 struct GemmOperand {
   const uint8_t* data;
   RowType type;
   int64_t rs, cs;
+  const float* scale = nullptr;
+  int64_t scale_rg = kGemmWholeGroup, scale_cg = kGemmWholeGroup, scale_rs = 0, scale_cs = 0;
 };
 
 // Where a GEMM's result goes: out(r, c) = round(acc(r, c) + bias[c * bias_stride]) (bias null: none).

@@ -112,7 +112,7 @@ void score_block(const AttnTile& t, const Rows& w, int64_t j0, int nk) {
       }
     }
     fold_down<kLanes>(acc);
-    storeu(w.scores + j * RB, acc[0] * splat(t.scale));
+    storeu(w.scores + j * RB, acc[0] * bcast(t.scale));
   }
 }
 
@@ -143,7 +143,7 @@ void score_block_bf16(const AttnTile& t, const Rows& w, int64_t j0, int nk) {
     vf a[kLanes];
     for (int i = 0; i < kLanes; ++i) a[i] = (vf)acc[i];
     fold_down<kLanes>(a);
-    storeu(w.scores + j * RB, a[0] * splat(t.scale));
+    storeu(w.scores + j * RB, a[0] * bcast(t.scale));
   }
 }
 #endif

@@ -5,7 +5,7 @@
 //   f32 K/V whose rows are whole vectors: read in place. bf16 at the AVX512-BF16 level: vdpbf16ps on the cache
 //   rows in place (scores) and on V interleaved by key pairs (output). Otherwise (bf16 below that level, f16,
 //   odd head dims): rows widened to f32 scratch per block.
-// Tiles of at most kLanes (8 at AVX-512 and AVX2) rows, decode's, go to attention_decode.cpp instead.
+// Tiles of at most 8 rows (4 at the scalar level), decode's, go to attention_decode.cpp instead.
 // Precision: this tile rounds the softmax weights to bf16 for vdpbf16ps (bf16 K/V at AVX512-BF16, prefill);
 // the decode tile keeps them f32.
 #include <algorithm>

@@ -148,6 +148,39 @@ TEST(AttentionKernels, DecodeGqaGroups) {
         }
 }
 
+// The decode tile (kernels/attention_decode.cpp: up to 8 rows per tile, q heads of one KV head folded):
+// groups giving 1, 2, 3 (a padding row), 4, 6 and 8 rows, odd head dims and value dims unlike them, key counts
+// off the block and pair boundaries, f32, bf16 and f16 K/V, with and without masks and a causal limit.
+TEST(AttentionKernels, DecodeTile) {
+  uint64_t seed = 50;
+  struct Shape2 {
+    int64_t group, l;
+  };
+  for (DType dtype : {DType::f32, DType::bf16, DType::f16})
+    for (Shape2 g : {Shape2{8, 1}, Shape2{1, 1}, Shape2{2, 1}, Shape2{3, 1}, Shape2{4, 1}, Shape2{2, 3}})
+      for (auto [e, ev] : {std::pair<int64_t, int64_t>{128, 128}, {13, 7}, {129, 17}, {40, 96}})
+        for (int64_t s : {1, 63, 130}) {
+          Case c;
+          c.hk = 2, c.hq = 2 * g.group, c.l = g.l, c.s = s, c.e = e, c.ev = ev, c.dtype = dtype;
+          c.causal = g.l > 1 ? CausalMode::lower_right : CausalMode::none;
+          c.layout = s == 63 ? Layout::heads_inner : Layout::narrowed_cache;
+          check_case(c, seed++);
+        }
+  for (DType dtype : {DType::f32, DType::bf16, DType::f16})
+    for (MaskKind kind : {MaskKind::boolean, MaskKind::additive}) {
+      Case c;
+      c.batch = 2, c.hk = 2, c.hq = 8, c.l = 2, c.s = 70, c.e = 24, c.ev = 20, c.mask = kind, c.dtype = dtype;
+      c.mask_shape = {2, 8, 2, 70};
+      check_case(c, seed++);
+    }
+  // Long enough for the keys to be split into chunks and merged.
+  for (DType dtype : {DType::f32, DType::bf16}) {
+    Case c;
+    c.hk = 1, c.hq = 8, c.l = 1, c.s = 2500, c.e = 128, c.ev = 128, c.dtype = dtype;
+    check_case(c, seed++);
+  }
+}
+
 // Odd head dims (vector tails in every lane width), and a value dim unlike the key dim; f16 too (widened
 // element by element: covered, not fast).
 TEST(AttentionKernels, OddHeadDims) {

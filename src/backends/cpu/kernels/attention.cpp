@@ -5,6 +5,9 @@
 //   f32 K/V whose rows are whole vectors: read in place. bf16 at the AVX512-BF16 level: vdpbf16ps on the cache
 //   rows in place (scores) and on V interleaved by key pairs (output). Otherwise (bf16 below that level, f16,
 //   odd head dims): rows widened to f32 scratch per block.
+// Tiles of at most 8 rows (4 at the scalar level), decode's, go to attention_decode.cpp instead.
+// Precision: this tile rounds the softmax weights to bf16 for vdpbf16ps (bf16 K/V at AVX512-BF16, prefill);
+// the decode tile keeps them f32.
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -13,6 +16,7 @@
 #include <immintrin.h>   // _mm_prefetch (SSE, every level); the AVX512-BF16 path's intrinsics
 
 #include "backends/cpu/kernels/kernels.h"
+#include "backends/cpu/kernels/attention_shared.h"   // folds, prefetch, mask values; the decode tile
 #include "backends/cpu/kernels/vec.h"   // lanes, vector types, loads and stores
 #include "fourfold/dtype.h"   // the out-of-line scalar f16/bf16 conversions, for tails and f16
 
@@ -27,33 +31,6 @@ inline vf loadu(const float* p) {
   return v;
 }
 inline void storeu(float* p, vf v) { std::memcpy(p, &v, sizeof v); }
-
-// ---- summing kLanes vectors at once: lane j of the result is the sum of a[j]'s lanes.
-// A fold takes two vectors whose lanes hold blocks of w partial sums (one block per key) and returns one whose
-// blocks are w / 2 wide: x's blocks (low half + high half) first, then y's. log2(kLanes) rounds of folds take
-// kLanes vectors to one, keys in order: 3 (kLanes - 1) shuffles and adds per kLanes dot products instead of
-// a horizontal sum per dot product.
-constexpr int fold_lane(int w, int o, int high) {
-  const int half = kLanes / 2;
-  const int t = o % half, block = t / (w / 2), offset = t % (w / 2);
-  return (o / half) * kLanes + block * w + offset + high * (w / 2);
-}
-template <int W, int... I>
-constexpr vi fold_mask(std::integer_sequence<int, I...>, int high) {
-  return vi{fold_lane(W, I, high)...};
-}
-template <int W>
-inline vf fold(vf x, vf y) {
-  const vi low = fold_mask<W>(std::make_integer_sequence<int, kLanes>{}, 0);
-  const vi high = fold_mask<W>(std::make_integer_sequence<int, kLanes>{}, 1);
-  return __builtin_shuffle(x, y, low) + __builtin_shuffle(x, y, high);
-}
-// a[0, W) hold blocks W wide; folds them down to a[0] (blocks of 1).
-template <int W>
-inline void fold_down(vf* a) {
-  for (int k = 0; k < W / 2; ++k) a[k] = fold<W>(a[2 * k], a[2 * k + 1]);
-  if constexpr (W > 2) fold_down<W / 2>(a);
-}
 
 // ---- widening K and V rows into f32 scratch rows of n_pad floats (zeros past n).
 void widen(const uint8_t* src, RowType type, int64_t n, int64_t n_pad, float* dst) {
@@ -74,32 +51,6 @@ void widen(const uint8_t* src, RowType type, int64_t n, int64_t n_pad, float* ds
     for (; i < n; ++i) dst[i] = f16_to_f32(s[i]);
   }
   for (; i < n_pad; ++i) dst[i] = 0.0f;
-}
-
-// Asks for the K and V rows of the block after j0 while this one is computed: the cache is read once, so its
-// latency is only hidden by fetching ahead (the hardware prefetcher alone left ~30% of decode time in stalls).
-// Inlined by force: as a function of its own GCC deems it free of side effects and deletes the call.
-[[gnu::always_inline]] inline void prefetch_next_block(const AttnTile& t, int64_t j0) {
-  const int64_t begin = j0 + kAttnKeyBlock, end = std::min<int64_t>(t.key_end, begin + kAttnKeyBlock);
-  const int64_t es = t.kv_type == RowType::f32 ? 4 : 2;
-  const int64_t k_bytes = t.e * es, v_bytes = t.ev * es;
-  for (int64_t j = begin; j < end; ++j) {
-    const char* k = reinterpret_cast<const char*>(t.k + j * t.k_stride);
-    const char* v = reinterpret_cast<const char*>(t.v + j * t.v_stride);
-    for (int64_t b = 0; b < k_bytes; b += 64) _mm_prefetch(k + b, _MM_HINT_T0);
-    for (int64_t b = 0; b < v_bytes; b += 64) _mm_prefetch(v + b, _MM_HINT_T0);
-  }
-}
-
-float mask_value(const uint8_t* p, RowType type) {
-  if (type == RowType::f32) {
-    float v;
-    std::memcpy(&v, p, 4);
-    return v;
-  }
-  uint16_t h;
-  std::memcpy(&h, p, 2);
-  return type == RowType::bf16 ? bf16_to_f32(h) : f16_to_f32(h);
 }
 
 // Where one block's K (or V) rows are read: f32 rows `stride` floats apart, `len` floats of each used (a
@@ -346,6 +297,7 @@ void bf16_tile(const AttnTile& t) {
 }  // namespace
 
 void attention_tile(const AttnTile& t) {
+  if (attention_decode_tile(t)) return;   // a few rows (decode): streams K and V once, see attention_decode.cpp
 #if defined(__AVX512BF16__)
   if (t.kv_type == RowType::bf16) return bf16_tile(t);
 #endif

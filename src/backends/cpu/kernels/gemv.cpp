@@ -216,7 +216,11 @@ void rows(const GemvPlan& p, int64_t n0) {
   };
   // Blocks of kGemvKBlock, or the scale's 128 when that is finer (the 128x128 recipes).
   const int64_t block = p.scale != nullptr && p.scale_k_group < kGemvKBlock ? p.scale_k_group : kGemvKBlock;
-  for (int64_t k0 = 0; k0 < k_size; k0 += block) {
+  // The scale's k group of block k0 / block: the block itself (128), or 0 for a whole-K group (no division per
+  // block: with 128-wide blocks it was a measurable part of the fold).
+  const bool scale_per_block = p.scale != nullptr && p.scale_k_group == block;
+  int64_t kb = 0;
+  for (int64_t k0 = 0; k0 < k_size; k0 += block, kb += scale_per_block ? 1 : 0) {
     const int64_t k_end = k_size - k0 < block ? k_size : k0 + block;
     vf acc[R][M] = {};
     int64_t k = k0;
@@ -236,7 +240,6 @@ void rows(const GemvPlan& p, int64_t n0) {
       for (int r = 0; r < R; ++r)
         for (int m = 0; m < M; ++m) total[r][m] += acc[r][m];
     } else {
-      const int64_t kb = k0 / p.scale_k_group;
       for (int r = 0; r < R; ++r) {
         const vf sc = splat(scale_row[r][kb * p.scale_k_stride]);
         for (int m = 0; m < M; ++m) total[r][m] += acc[r][m] * sc;

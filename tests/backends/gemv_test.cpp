@@ -139,8 +139,9 @@ TEST(GemvFp8, EveryRecipeMatchesTheReference) {
 TEST(GemvFp8, EveryCodeIncludingSubnormalsMaxAndNaN) {
   {
     for (DType wdt : {DType::f8_e4m3fn, DType::f8_e5m2})
-      for (int64_t k : {16, 19}) {
-        const int64_t col = k - 1;   // the tail lane when k = 19
+      for (int64_t k : {16, 19, 83, 200}) {
+        // The tail lane when k = 19 or 83, a lane of the 64-code line loop when k = 200.
+        const int64_t col = k == 200 ? 70 : k - 1;
         Tensor w = Tensor::zeros({256, k}, wdt);
         for (int64_t c = 0; c < 256; ++c) static_cast<uint8_t*>(w.data())[c * k + col] = static_cast<uint8_t>(c);
         Tensor x = Tensor::zeros({1, k}, DType::f32);
@@ -155,6 +156,58 @@ TEST(GemvFp8, EveryCodeIncludingSubnormalsMaxAndNaN) {
                     static_cast<float>(std::ldexp(scale, wdt == DType::f8_e4m3fn ? -9 : -16)));
         }
       }
+  }
+}
+
+// K around the main loop's 64-byte lines (16 f32, 32 bf16 / f16, 64 fp8 weights per line): whole lines only,
+// a line plus one vector, plus a vector tail, and 128-blocks that end mid-line; N not a multiple of the row
+// group (the prefetch of the group after the last).
+TEST(Gemv, KAroundTheLineLoop) {
+  uint64_t seed = 80;
+  for (const Pair& p : kPairs)
+    for (int64_t k : {15, 16, 17, 63, 64, 65, 97, 129, 191, 577})
+      for (int64_t m : {1, 3}) {
+        const Tensor x = randn({m, k}, p.x, seed++), w = randn({7, k}, p.w, seed++);
+        EXPECT_TRUE(dedicated_matches([&] { return linear(x, w); })) << dtype_name(p.w) << " k " << k << " m " << m;
+      }
+  for (DType wdt : {DType::f8_e4m3fn, DType::f8_e5m2})
+    for (int64_t k : {63, 64, 65, 129, 191, 577, 700}) {
+      const Tensor x = randn({2, k}, DType::bf16, seed++), w = randn({9, k}, wdt, seed++, 8.0);
+      const Scales s = scales_for(9, k, seed++);
+      for (const Tensor* scale : {&s.tensorwise, &s.block})
+        EXPECT_TRUE(dedicated_matches([&] { return scaled_linear(x, w, *scale); })) << dtype_name(wdt) << " k " << k;
+    }
+}
+
+// e4m3 products are formed against activations scaled by a power of two chosen from their largest finite
+// magnitude (kernels/gemv.cpp, run_gemv): large activations (up to near f32's max) take a smaller power and
+// must neither overflow nor lose the small terms; inf and NaN activations propagate; all-zero ones give zero.
+TEST(GemvFp8, LargeTinyAndNonFiniteActivations) {
+  const int64_t n = 37, k = 150;
+  uint64_t seed = 90;
+  for (DType wdt : {DType::f8_e4m3fn, DType::f8_e5m2})
+    for (double big : {0.0, 1.0e4, 3.0e4, 1.0e20, 1.0e36, 3.0e38}) {
+      Tensor x = randn({2, k}, DType::f32, seed++);
+      if (big == 0.0) {
+        std::memset(x.data(), 0, static_cast<size_t>(2 * k * 4));
+      } else {
+        x.data_as<float>()[3] = static_cast<float>(big);
+        x.data_as<float>()[k + 100] = static_cast<float>(-big / 3);
+      }
+      x.data_as<float>()[k + 7] = 1e-40f;   // a subnormal activation
+      // Weights and scales small enough that the exact result is finite even for the largest activation.
+      const Tensor w = randn({n, k}, wdt, seed++, 0.01);
+      const Tensor s = Tensor::from_vector({big > 1e30 ? 1e-3 : 0.75}, {}, DType::f32);
+      EXPECT_TRUE(dedicated_matches([&] { return scaled_linear(x, w, s); })) << dtype_name(wdt) << " " << big;
+    }
+  for (DType wdt : {DType::f8_e4m3fn, DType::f8_e5m2}) {
+    Tensor x = randn({3, k}, DType::f32, seed++);
+    x.data_as<float>()[10] = INFINITY;
+    x.data_as<float>()[k + 140] = NAN;   // the tail
+    x.data_as<float>()[2 * k + 64] = -INFINITY;
+    const Tensor w = randn({n, k}, wdt, seed++);
+    const Scales sc = scales_for(n, k, seed++);
+    EXPECT_TRUE(dedicated_matches([&] { return scaled_linear(x, w, sc.rowwise); })) << dtype_name(wdt);
   }
 }
 

@@ -1,7 +1,10 @@
 // Dedicated decode linear (M <= 8): the activations converted once to a small f32 buffer, then the weight
 // streamed once, its rows split over the threads (kernels/gemv.cpp), bias and output conversion in the epilogue.
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <optional>
+#include <vector>
 
 #include "backends/cpu/cpu_ops.h"
 #include "fourfold/parallel.h"
@@ -56,8 +59,36 @@ void plan_epilogue(GemvPlan& p, const Tensor* bias, Tensor& out) {
   p.out_n_stride = out.stride(1);
 }
 
-void run_gemv(const GemvPlan& p, GemvRowsFn rows) {
-  if (p.m == 0 || p.n == 0) return;
+namespace {
+
+// e4m3 weights are read as f32 bits worth w * 2^-120 (kernels/gemv.cpp), so the kernel wants the activations
+// times 2^c: c = 112 makes each product w * x * 2^-8 as before; activations of 2^14 and more take a smaller c
+// (down to 0) so that x * 2^c stays below 2^126 (no overflow in x, the products or their sums). Scaling up by a
+// power of two is exact, and non-finite activations keep their value (so do their NaN / inf products).
+int e4m3_exponent(const float* x, int64_t count) {
+  float amax = 0.0f;
+  for (int64_t i = 0; i < count; ++i) {
+    const float a = std::fabs(x[i]);
+    if (a > amax && a <= std::numeric_limits<float>::max()) amax = a;
+  }
+  int e = 0;
+  std::frexp(amax, &e);   // amax < 2^e
+  return std::clamp(126 - e, 0, 112);
+}
+
+}  // namespace
+
+void run_gemv(const GemvPlan& plan, GemvRowsFn rows) {
+  if (plan.m == 0 || plan.n == 0) return;
+  GemvPlan p = plan;
+  std::vector<float> scaled;
+  if (p.w_type == GemvWeight::e4m3) {
+    p.x_exp2 = e4m3_exponent(p.x, p.m * p.k);
+    const float f = std::ldexp(1.0f, p.x_exp2);
+    scaled.resize(static_cast<size_t>(p.m * p.k));
+    for (int64_t i = 0; i < p.m * p.k; ++i) scaled[static_cast<size_t>(i)] = p.x[i] * f;
+    p.x = scaled.data();
+  }
   const int64_t es = p.w_type == GemvWeight::f32 ? 4 : (p.w_type == GemvWeight::bf16 || p.w_type == GemvWeight::f16) ? 2 : 1;
   const int64_t row_bytes = std::max<int64_t>(1, p.k * es);
   const int64_t grain = std::max<int64_t>(4, kChunkBytes / row_bytes);

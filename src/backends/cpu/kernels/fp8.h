@@ -1,5 +1,5 @@
-// FP8 (e4m3fn, e5m2) codes converted in registers, shared by the per-ISA kernel files that read fp8 operands
-// (gemv.cpp streams fp8 weights, gemm.cpp packs them into f32 panels). Included only by kernel files, inside
+// FP8 (e4m3fn, e5m2) codes converted in registers for the per-ISA kernel files that pack fp8 operands
+// (gemm.cpp, into f32 panels; the GEMV streams its weights by cheaper routes of its own, gemv.cpp says which). Included only by kernel files, inside
 // fourfold::cpu::<level>'s anonymous namespace, like vec.h: every definition here is per-ISA and internal.
 //
 // The conversion goes through f16, whose hardware conversion to f32 is exact for every f16 (subnormals

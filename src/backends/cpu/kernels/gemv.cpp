@@ -10,7 +10,6 @@
 #endif
 
 #include "backends/cpu/kernels/kernels.h"
-#include "backends/cpu/kernels/fp8.h"   // fp8 codes as f16 images
 #include "backends/cpu/kernels/vec.h"   // lanes, vector types, loads and stores
 #include "fourfold/dtype.h"   // the out-of-line scalar conversions, for the epilogue and the scalar level
 
@@ -19,17 +18,30 @@ namespace {
 
 
 
-inline vu splatu(uint32_t v) { return vu{} + v; }
+// FP8 codes become f32 lanes exactly (subnormals, +-max, zeros, inf and NaN included), each format by the
+// cheapest exact route measured on Zen 4, where shifts, shuffles and conversions share two of the four vector
+// pipes (FMAs use one of them too) and so set the speed of an fp8 GEMV:
+// - e5m2: a code is the top byte of the f16 of the same value (inf and NaN included): one byte shuffle puts
+//   16 codes in the high bytes of 16 f16 lanes, and vcvtph2ps widens them exactly.
+// - e4m3fn: straight to f32 bits. The code sign-extended to 32 bits and shifted left 20 puts its exponent and
+//   mantissa in the f32's low exponent and top mantissa bits (and copies of its sign in bits 27..31, which the
+//   mask clears but for bit 31): that f32 is the code's value times 2^-120 (f32's bias 127 = e4m3's 7 + 120),
+//   subnormal codes included, which become f32 subnormals (exact; Zen 4's FMA takes them at full speed, and no
+//   DAZ is ever set). run_gemv hands over the activations times 2^x_exp2 (112 unless they are large), so each
+//   product is w * x * 2^(x_exp2 - 120), exactly what the previous f16 route's w * 2^-8 times x gave; the
+//   2^(120 - x_exp2) multiplies each row's sum of scaled blocks once, at the end. 3 integer ops per 16 codes, against 3 plus a zmm
+//   vcvtph2ps for the f16 route (measured 18 -> 24 G codes/s in L2 at avx512).
+//   e4m3fn's NaN (S.1111.111) would come out as +-480: the loop instead keeps the byte-wise max of (code | 0x80)
+//   per row, a line of 64 codes at a time, 0xff exactly when a NaN code was read, and makes that row's outputs
+//   NaN, which is what any NaN term does to a dot product.
+constexpr uint32_t kE4m3Bits = 0x87f00000u;   // the sign and the 7 magnitude bits after the shift by 20
 
-// FP8 weights through their f16 images (fp8.h): e4m3 is short of 2^8, applied with the block's scale. e4m3fn's
-// NaN code is tracked instead of converted: the loop keeps the byte-wise max of (code | 0x80) per row, 0xff
-// exactly when a NaN code was read, and makes that row's outputs NaN, which is what any NaN term does to a dot
-// product. No f32 subnormal is ever an FP operand (those cost microcode assists).
-typedef uint8_t vbytes __attribute__((vector_size(16)));
+constexpr int64_t kLineBytes = 64;   // a cache line: the unit of the main loop, its prefetch and NaN check
+typedef uint8_t vline __attribute__((vector_size(kLineBytes)));
 
-// kLanes weights of one row from element k (fp8: their f16 images, see above; `seen` tracks e4m3 NaN codes).
+// kLanes weights of one row from element k, as f32 (e4m3: times 2^-120, see above).
 template <GemvWeight W>
-[[gnu::always_inline]] inline vf load_w(const uint8_t* row, int64_t k, vbytes& seen) {
+[[gnu::always_inline]] inline vf load_w(const uint8_t* row, int64_t k) {
   if constexpr (W == GemvWeight::f32) {
     vf v;
     std::memcpy(&v, row + 4 * k, sizeof v);
@@ -59,21 +71,32 @@ template <GemvWeight W>
     for (int j = 0; j < kLanes; ++j) v[j] = f16_to_f32(h[j]);
     return v;
 #endif
-  } else {
-    vbytes b = {};
-    std::memcpy(&b, row + k, kLanes);
-    if constexpr (W == GemvWeight::e4m3) {
-      const vbytes t = b | 0x80;
-      seen = seen > t ? seen : t;
-    }
-    constexpr bool e4m3 = W == GemvWeight::e4m3;
+  } else if constexpr (W == GemvWeight::e4m3) {
 #if defined(__AVX512F__)
-    return (vf)_mm512_maskz_cvtph_ps(0xffff, fp8_f16_images16<e4m3>((__m128i)b));
+    // (The maskz forms with all lanes set: GCC 12's plain forms warn of an undefined pass-through operand.)
+    const __m512i i = _mm512_maskz_cvtepi8_epi32(0xffff, _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + k)));
+    return (vf)((vu)i << 20 & kE4m3Bits);
 #elif defined(__AVX2__)
-    return (vf)_mm256_cvtph_ps(fp8_f16_images8<e4m3>((__m128i)b));
+    const __m256i i = _mm256_cvtepi8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + k)));
+    return (vf)_mm256_and_si256(_mm256_slli_epi32(i, 20), _mm256_set1_epi32(static_cast<int>(kE4m3Bits)));
+#else
+    vu u;
+    for (int j = 0; j < kLanes; ++j) u[j] = static_cast<uint32_t>(static_cast<int8_t>(row[k + j]));
+    return (vf)((u << 20) & kE4m3Bits);
+#endif
+  } else {
+    // Control of the byte shuffle: code j into the high byte of f16 lane j, zero (index 0x80) in the low byte.
+#if defined(__AVX512F__)
+    const __m256i place = _mm256_setr_epi8(-128, 0, -128, 1, -128, 2, -128, 3, -128, 4, -128, 5, -128, 6, -128, 7,
+                                           -128, 8, -128, 9, -128, 10, -128, 11, -128, 12, -128, 13, -128, 14, -128, 15);
+    const __m256i b = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + k)));
+    return (vf)_mm512_maskz_cvtph_ps(0xffff, _mm256_shuffle_epi8(b, place));
+#elif defined(__AVX2__)
+    const __m128i place = _mm_setr_epi8(-128, 0, -128, 1, -128, 2, -128, 3, -128, 4, -128, 5, -128, 6, -128, 7);
+    return (vf)_mm256_cvtph_ps(_mm_shuffle_epi8(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(row + k)), place));
 #else
     vf v;
-    for (int j = 0; j < kLanes; ++j) v[j] = f16_to_f32(fp8_f16_image<e4m3>(b[j]));
+    for (int j = 0; j < kLanes; ++j) v[j] = f16_to_f32(static_cast<uint16_t>(row[k + j] << 8));
     return v;
 #endif
   }
@@ -85,18 +108,32 @@ constexpr int64_t weight_size(GemvWeight w) {
 
 // The last count (< kLanes) weights from element k, zeros after them: copied into a zeroed vector's worth.
 template <GemvWeight W>
-vf load_w_tail(const uint8_t* row, int64_t k, int64_t count, vbytes& seen) {
+vf load_w_tail(const uint8_t* row, int64_t k, int64_t count) {
   constexpr int64_t es = weight_size(W);
   alignas(64) uint8_t buf[kLanes * es > 16 ? kLanes * es : 16] = {};
   std::memcpy(buf, row + es * k, static_cast<size_t>(count * es));
-  return load_w<W>(buf, 0, seen);
+  return load_w<W>(buf, 0);
 }
 
-// Whether an e4m3 NaN code went through `seen`.
-inline bool saw_nan(vbytes seen) {
-  for (int j = 0; j < 16; ++j)
-    if (seen[j] == 0xff) return true;
-  return false;
+// Notes `count` (<= kLineBytes) e4m3 codes from q in `seen` (a no-op for the other types).
+template <GemvWeight W>
+[[gnu::always_inline]] inline void note_codes(vline& seen, const uint8_t* q, int64_t count) {
+  if constexpr (W == GemvWeight::e4m3) {
+    vline b = {};
+    std::memcpy(&b, q, static_cast<size_t>(count));
+    const vline t = b | 0x80;
+    seen = seen > t ? seen : t;
+  }
+}
+
+// Whether an e4m3 NaN code went through `seen` (vector compare: a byte loop here cost ~10% of a 2048-wide row).
+inline bool saw_nan(vline seen) {
+  const auto hit = seen == 0xff;
+  uint64_t words[kLineBytes / 8];
+  std::memcpy(words, &hit, sizeof words);
+  uint64_t any = 0;
+  for (uint64_t w : words) any |= w;
+  return any != 0;
 }
 
 inline vf load_x(const float* x, int64_t k) {
@@ -136,55 +173,81 @@ void epilogue_store(void* p, RowType type, int64_t i, float v) {
   }
 }
 
-// Weight rows [n0, n0 + R) against all M activation rows (no software prefetch: 1 KiB ahead measured no gain).
+// Weight rows [n0, n0 + R) against all M activation rows. The main loop takes one 64-byte line of each row
+// per step and (fp8) prefetches the same line of the next R rows: the hardware prefetchers restart at every
+// row, and a look-ahead of one row group covers short and long rows alike (shared/MACHINE.md).
 // Sums run per lane over blocks of kGemvKBlock (or 128), then across blocks (where the fp8 scale applies), then
-// across lanes: two-level summation keeps the f32 error of a K = 28672 row near that of a short one. Each row's arithmetic is the same whatever R (and whichever thread
-// runs it), so results do not depend on the thread count.
+// across lanes: two-level summation keeps the f32 error of a K = 28672 row near that of a short one. Each row's
+// arithmetic is the same whatever R (and whichever thread runs it), so results do not depend on the thread count.
 template <GemvWeight W, int M, int R>
 void rows(const GemvPlan& p, int64_t n0) {
+  constexpr int64_t es = weight_size(W);
+  constexpr int64_t line = kLineBytes / es;   // weights per line
+  // Measured at M = 1 on [14336, 4096] and [4096, 14336], interleaved (2026-11-30): the look-ahead makes fp8
+  // rows 1.3-1.4x faster but bf16 rows 10-25% slower at one thread, so only fp8 weights take it.
+  constexpr bool kPrefetch = es == 1;
   const int64_t k_size = p.k;
   const uint8_t* w[R];
+  const uint8_t* ahead[R];     // the rows R later (this row again past the last)
   const float* scale_row[R];   // each row's scales, one per k block group
   for (int r = 0; r < R; ++r) {
     w[r] = p.w + (n0 + r) * p.w_row_bytes;
+    ahead[r] = n0 + r + R < p.n ? w[r] + R * p.w_row_bytes : w[r];
     scale_row[r] = p.scale == nullptr ? nullptr : p.scale + ((n0 + r) / p.scale_n_group) * p.scale_n_stride;
   }
-  constexpr float unit = W == GemvWeight::e4m3 ? kE4m3Unit : 1.0f;
+  // The factor an e4m3 product is short of (see above), 2^(120 - x_exp2): a power of two, so applying it once
+  // to the scaled block sums (rather than to each block's scale) gives the same bits.
+  float unit = 1.0f;
+  if constexpr (W == GemvWeight::e4m3) {
+    const uint32_t bits = static_cast<uint32_t>(127 + 120 - p.x_exp2) << 23;   // 0 <= x_exp2 <= 112
+    std::memcpy(&unit, &bits, sizeof unit);
+  }
   vf total[R][M] = {};
-  vbytes seen[R] = {};
+  vline seen[R] = {};
+  // One step of kLanes weights from element k (count < kLanes: the zero-padded tail).
+  auto step = [&](vf (&acc)[R][M], int64_t k, int64_t count) __attribute__((always_inline)) {
+    vf xv[M];
+    for (int m = 0; m < M; ++m) xv[m] = count == kLanes ? load_x(p.x + m * k_size, k) : load_x_tail(p.x + m * k_size, k, count);
+    for (int r = 0; r < R; ++r) {
+      const vf wv = count == kLanes ? load_w<W>(w[r], k) : load_w_tail<W>(w[r], k, count);
+      for (int m = 0; m < M; ++m) acc[r][m] += wv * xv[m];
+    }
+  };
   // Blocks of kGemvKBlock, or the scale's 128 when that is finer (the 128x128 recipes).
   const int64_t block = p.scale != nullptr && p.scale_k_group < kGemvKBlock ? p.scale_k_group : kGemvKBlock;
-  for (int64_t k0 = 0; k0 < k_size; k0 += block) {
+  // The scale's k group of block k0 / block: the block itself (128), or 0 for a whole-K group (no division per
+  // block: with 128-wide blocks it was a measurable part of the fold).
+  const bool scale_per_block = p.scale != nullptr && p.scale_k_group == block;
+  int64_t kb = 0;
+  for (int64_t k0 = 0; k0 < k_size; k0 += block, kb += scale_per_block ? 1 : 0) {
     const int64_t k_end = k_size - k0 < block ? k_size : k0 + block;
     vf acc[R][M] = {};
     int64_t k = k0;
-    for (; k + kLanes <= k_end; k += kLanes) {
-      vf xv[M];
-      for (int m = 0; m < M; ++m) xv[m] = load_x(p.x + m * k_size, k);
+    for (; k + line <= k_end; k += line) {
       for (int r = 0; r < R; ++r) {
-        const vf wv = load_w<W>(w[r], k, seen[r]);
-        for (int m = 0; m < M; ++m) acc[r][m] += wv * xv[m];
+        if constexpr (kPrefetch) __builtin_prefetch(ahead[r] + es * k);
+        note_codes<W>(seen[r], w[r] + k, kLineBytes);
       }
+      for (int64_t j = 0; j < line; j += kLanes) step(acc, k + j, kLanes);
     }
-    if (k < k_end) {
-      vf xv[M];
-      for (int m = 0; m < M; ++m) xv[m] = load_x_tail(p.x + m * k_size, k, k_end - k);
-      for (int r = 0; r < R; ++r) {
-        const vf wv = load_w_tail<W>(w[r], k, k_end - k, seen[r]);
-        for (int m = 0; m < M; ++m) acc[r][m] += wv * xv[m];
-      }
+    for (; k < k_end; k += kLanes) {
+      const int64_t count = k_end - k < kLanes ? k_end - k : kLanes;
+      for (int r = 0; r < R; ++r) note_codes<W>(seen[r], w[r] + k, count);
+      step(acc, k, count);
     }
     if (p.scale == nullptr) {
       for (int r = 0; r < R; ++r)
-        for (int m = 0; m < M; ++m) total[r][m] += acc[r][m] * splat(unit);
+        for (int m = 0; m < M; ++m) total[r][m] += acc[r][m];
     } else {
-      const int64_t kb = k0 / p.scale_k_group;
       for (int r = 0; r < R; ++r) {
-        const vf s = splat(scale_row[r][kb * p.scale_k_stride] * unit);
-        for (int m = 0; m < M; ++m) total[r][m] += acc[r][m] * s;
+        const vf sc = splat(scale_row[r][kb * p.scale_k_stride]);
+        for (int m = 0; m < M; ++m) total[r][m] += acc[r][m] * sc;
       }
     }
   }
+  if constexpr (W == GemvWeight::e4m3)
+    for (int r = 0; r < R; ++r)
+      for (int m = 0; m < M; ++m) total[r][m] *= splat(unit);
   for (int r = 0; r < R; ++r) {
     const int64_t n = n0 + r;
     const float b = p.bias == nullptr ? 0.0f : epilogue_load(p.bias, p.bias_type, n * p.bias_stride);

@@ -160,6 +160,7 @@ inline constexpr int64_t kGemvWholeGroup = INT64_C(1) << 62;
 struct GemvPlan {
   int64_t m, n, k;                // 1 <= m <= kGemvMaxM
   const float* x;                 // [m, k] contiguous f32: the activations, converted (and scaled) once
+  int x_exp2;                     // x holds the activations times 2^x_exp2 (e4m3 weights: see run_gemv), else 0
   const uint8_t* w;               // weight element (0, 0); row n starts w_row_bytes * n later, k contiguous
   int64_t w_row_bytes;
   GemvWeight w_type;

@@ -66,20 +66,25 @@ void softmax_backward(const SoftmaxBackwardArgs& args, bool log, const SoftmaxBa
 // 128x128 block scales); other layouts fall back to the generic tier.
 using DotTileFn = void (*)(const DotTile&);
 bool grouped_mm_covers(const GroupedMmArgs& args);
-void grouped_mm(const GroupedMmArgs& args, DotTileFn dot);
+// Groups of at most kGemvMaxM rows with a 2-D a (MoE decode) take the decode GEMV's row loops (`rows`): they
+// stream the weight rows nearer the read bandwidth than the dot tile does; the rest take dot tiles.
+using GemvRowsFn = void (*)(const GemvPlan&, int64_t, int64_t);
+void grouped_mm(const GroupedMmArgs& args, DotTileFn dot, GemvRowsFn rows);
 bool moe_experts_covers(const MoeExpertsArgs& args);
 void moe_experts(const MoeExpertsArgs& args, DotTileFn dot);
 // An f32 tile [rows, cols] (row stride ldt) stored to out (f32 or bf16; strides in elements), rounding once.
 void store_tile(const float* tile, int64_t ldt, int64_t rows, int64_t cols, uint8_t* out, int64_t o_rs, int64_t o_cs,
                 DType dtype);
-// Decode GEMV (kernels/gemv.cpp), shared by linear / scaled_linear with M <= 8 and scaled_mm with small M.
-using GemvRowsFn = void (*)(const GemvPlan&, int64_t, int64_t);
+// Decode GEMV (kernels/gemv.cpp), shared by linear / scaled_linear with M <= 8, scaled_mm with small M and
+// grouped_mm's small groups.
 // The plan's N rows split over the threads in one parallel region.
 void run_gemv(const GemvPlan& plan, GemvRowsFn rows);
 // Fills the plan's epilogue fields: bias (or null) and out [M, N], f32 / bf16 / f16, any strides.
 void plan_epilogue(GemvPlan& plan, const Tensor* bias, Tensor& out);
 // RowType of an f32 / bf16 / f16 dtype.
 RowType row_type(DType dtype);
+// x [M, K] (f32 / bf16 / f16, any strides) as a contiguous f32 tensor; x itself when it already is one.
+Tensor activations_f32(const Tensor& x);
 
 // x [M <= 8, K] f32 / bf16 / f16 (any strides) against a k-contiguous weight of x's dtype, bf16 / f16 under
 // f32 x, or fp8 with an f32 weight_scale.

@@ -45,7 +45,8 @@ namespace {
     t.rotary_embedding = {[](const RotaryArgs& a) { cpu::rotary_embedding(a, &cpu::isa::rotary_row); },            \
                           &cpu::rotary_embedding_covers, #isa};                                                    \
     t.silu_mul = {[](const BinaryArgs& a) { cpu::silu_mul(a, &cpu::isa::silu_mul); }, &cpu::silu_mul_covers, #isa}; \
-    t.grouped_mm = {[](const GroupedMmArgs& a) { cpu::grouped_mm(a, &cpu::isa::dot_tile); }, &cpu::grouped_mm_covers, \
+    t.grouped_mm = {[](const GroupedMmArgs& a) { cpu::grouped_mm(a, &cpu::isa::dot_tile, &cpu::isa::gemv_rows); },    \
+                    &cpu::grouped_mm_covers,                                                                      \
                     #isa};                                                                                        \
     t.moe_experts = {[](const MoeExpertsArgs& a) { cpu::moe_experts(a, &cpu::isa::dot_tile); },                   \
                      &cpu::moe_experts_covers, #isa};                                                             \

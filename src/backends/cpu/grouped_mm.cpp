@@ -1,7 +1,7 @@
 // Dedicated grouped_mm: every group's product described as one GEMM over K-contiguous rows of A and of B^T,
 // cut into tiles, and all groups' tiles scheduled in one parallel region balanced by cost (uneven and empty
-// groups included). One row per group (decode) makes each tile a GEMV that streams its weight rows once; an
-// empty group has no tiles, so an idle expert's weights are never read.
+// groups included). Groups of a few rows (MoE decode) run the decode GEMV's row loops, which stream each weight
+// row once; an empty group has no tiles, so an idle expert's weights are never read.
 #include <algorithm>
 #include <vector>
 
@@ -14,6 +14,7 @@ namespace {
 
 constexpr int64_t kTileRows = 64;
 constexpr int64_t kTileCols = 32;
+constexpr int64_t kGemvTileRows = 64;   // weight rows per GEMV work item (a 2048-wide bf16 row: 256 KiB a tile)
 
 MatType mat_type(DType t) { return t == DType::f32 ? MatType::f32 : MatType::bf16; }
 
@@ -103,12 +104,37 @@ bool grouped_mm_covers(const GroupedMmArgs& a) {
   return false;
 }
 
-void grouped_mm(const GroupedMmArgs& args, DotTileFn dot) {
+void grouped_mm(const GroupedMmArgs& args, DotTileFn dot, GemvRowsFn gemv) {
   const std::vector<Gemm> gemms = groups_of(args);
   std::vector<Tile> tiles;
   std::vector<double> cost;
+  // MoE decode (a 2-D a, few rows per expert): those groups run the GEMV's row loops on a's rows widened to
+  // f32 once, kGemvTileRows weight rows per work item; a tile with m0 = -1 is one of these.
+  const bool gemv_groups = args.kind == GroupedMmCase::a2d_b3d;
+  const Tensor a32 = gemv_groups ? activations_f32(args.a) : Tensor();
+  const DType out_type = args.out.dtype();
+  std::vector<GemvPlan> plans(gemms.size());
+  int64_t row0 = 0;
   for (size_t g = 0; g < gemms.size(); ++g) {
     const Gemm& p = gemms[g];
+    if (gemv_groups && p.m > 0 && p.m <= kGemvMaxM && p.k > 0) {
+      GemvPlan& plan = plans[g];
+      plan.m = p.m, plan.n = p.n, plan.k = p.k;
+      plan.x = a32.data_as<const float>() + row0 * p.k;
+      plan.w = p.b;
+      plan.w_row_bytes = p.ldb * static_cast<int64_t>(dtype_size(args.b.dtype()));
+      plan.w_type = args.b.dtype() == DType::f32 ? GemvWeight::f32 : GemvWeight::bf16;
+      plan.out = p.out;
+      plan.out_type = row_type(out_type);
+      plan.out_m_stride = p.o_rs, plan.out_n_stride = p.o_cs;
+      for (int64_t n0 = 0; n0 < p.n; n0 += kGemvTileRows) {
+        tiles.push_back({static_cast<int32_t>(g), -1, n0});
+        cost.push_back(static_cast<double>(std::min(kGemvTileRows, p.n - n0)) * static_cast<double>(p.k + 1) * (p.m + 2));
+      }
+      row0 += p.m;
+      continue;
+    }
+    row0 += p.m;
     for (int64_t m0 = 0; m0 < p.m; m0 += kTileRows)
       for (int64_t n0 = 0; n0 < p.n; n0 += kTileCols) {
         tiles.push_back({static_cast<int32_t>(g), m0, n0});
@@ -118,11 +144,14 @@ void grouped_mm(const GroupedMmArgs& args, DotTileFn dot) {
       }
   }
   const MatType type = mat_type(args.a.dtype());
-  const DType out_type = args.out.dtype();
   const int64_t es = static_cast<int64_t>(dtype_size(args.a.dtype()));
   run_balanced(cost, [&](int64_t i) {
     const Tile& t = tiles[static_cast<size_t>(i)];
     const Gemm& p = gemms[static_cast<size_t>(t.group)];
+    if (t.m0 < 0) {
+      gemv(plans[static_cast<size_t>(t.group)], t.n0, std::min(p.n, t.n0 + kGemvTileRows));
+      return;
+    }
     const int64_t rows = std::min(kTileRows, p.m - t.m0), cols = std::min(kTileCols, p.n - t.n0);
     uint8_t* out = p.out + (t.m0 * p.o_rs + t.n0 * p.o_cs) * static_cast<int64_t>(dtype_size(out_type));
     const bool direct = out_type == DType::f32 && p.o_cs == 1;

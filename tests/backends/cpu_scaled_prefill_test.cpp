@@ -11,6 +11,7 @@
 #include "backends/cpu/isa.h"
 #include "backends/dedicated_check.h"
 #include "fourfold/parallel.h"
+#include "fp8_scales.h"
 #include "support/test_support.h"
 
 namespace fourfold {
@@ -19,37 +20,11 @@ namespace {
 using testing::all_close;
 using testing::randn;
 
-int64_t blocks(int64_t n) { return (n + 127) / 128; }
-
-constexpr ScaleRecipe kRecipes[] = {ScaleRecipe::tensorwise, ScaleRecipe::rowwise, ScaleRecipe::block_1x128,
-                                    ScaleRecipe::block_128x128};
-
-// scaled_mm's scales (a in its [M, K] orientation, b in its [K, N] one), as ops.h lays them out.
-Tensor scale_a(ScaleRecipe r, int64_t m, int64_t k, uint64_t seed) {
-  switch (r) {
-    case ScaleRecipe::tensorwise: return Tensor::from_vector({0.75}, {}, DType::f32);
-    case ScaleRecipe::rowwise: return testing::rand_uniform({m, 1}, DType::f32, seed, 0.25, 2.0);
-    case ScaleRecipe::block_1x128: return testing::rand_uniform({m, blocks(k)}, DType::f32, seed, 0.25, 2.0);
-    default: return testing::rand_uniform({blocks(m), blocks(k)}, DType::f32, seed, 0.25, 2.0);
-  }
-}
-Tensor scale_b(ScaleRecipe r, int64_t k, int64_t n, uint64_t seed) {
-  switch (r) {
-    case ScaleRecipe::tensorwise: return Tensor::from_vector({1.25}, {1}, DType::f32);
-    case ScaleRecipe::rowwise: return testing::rand_uniform({1, n}, DType::f32, seed, 0.25, 2.0);
-    case ScaleRecipe::block_1x128: return testing::rand_uniform({blocks(k), n}, DType::f32, seed, 0.25, 2.0);
-    default: return testing::rand_uniform({blocks(n), blocks(k)}, DType::f32, seed, 0.25, 2.0).transpose(0, 1);
-  }
-}
-
-// f32 accumulation of up to ~600 unit-size terms: ~1e-4 absolute; bf16 / f16 outputs may land one ulp away.
-testing::Tolerance tolerance(DType out) {
-  switch (out) {
-    case DType::f32: return {1e-5, 1e-4};
-    case DType::f16: return {1e-3, 1e-3};
-    default: return {8e-3, 1e-3};
-  }
-}
+using fp8_scales::blocks;
+using fp8_scales::kRecipes;
+using fp8_scales::scale_a;
+using fp8_scales::scale_b;
+using fp8_scales::tolerance;
 
 ::testing::AssertionResult dedicated_matches(const std::function<Tensor()>& call) {
   return testing::matches_at_every_level(call, true, &tolerance);

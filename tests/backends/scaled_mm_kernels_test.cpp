@@ -7,6 +7,7 @@
 #include "backends/dedicated_check.h"
 #include "ops/op_args.h"
 #include "fourfold/parallel.h"
+#include "fp8_scales.h"
 #include "support/test_support.h"
 
 namespace fourfold {
@@ -14,39 +15,11 @@ namespace {
 
 using testing::all_close;
 
-int64_t blocks(int64_t n) { return (n + 127) / 128; }
-
-constexpr ScaleRecipe kRecipes[] = {ScaleRecipe::tensorwise, ScaleRecipe::rowwise, ScaleRecipe::block_1x128,
-                                    ScaleRecipe::block_128x128};
-
-Tensor scale_a(ScaleRecipe r, int64_t m, int64_t k, uint64_t seed) {
-  switch (r) {
-    case ScaleRecipe::tensorwise: return Tensor::from_vector({0.75}, {}, DType::f32);
-    case ScaleRecipe::rowwise: return testing::rand_uniform({m, 1}, DType::f32, seed, 0.25, 2.0);
-    case ScaleRecipe::block_1x128: return testing::rand_uniform({m, blocks(k)}, DType::f32, seed, 0.25, 2.0);
-    default: return testing::rand_uniform({blocks(m), blocks(k)}, DType::f32, seed, 0.25, 2.0);
-  }
-}
-
-// In b's [K, N] orientation; the 128x128 grid as a checkpoint stores it ([nb, kb]) and passes it transposed.
-Tensor scale_b(ScaleRecipe r, int64_t k, int64_t n, uint64_t seed) {
-  switch (r) {
-    case ScaleRecipe::tensorwise: return Tensor::from_vector({1.25}, {1}, DType::f32);
-    case ScaleRecipe::rowwise: return testing::rand_uniform({1, n}, DType::f32, seed, 0.25, 2.0);
-    case ScaleRecipe::block_1x128: return testing::rand_uniform({blocks(k), n}, DType::f32, seed, 0.25, 2.0);
-    default: return testing::rand_uniform({blocks(n), blocks(k)}, DType::f32, seed, 0.25, 2.0).transpose(0, 1);
-  }
-}
-
-// f32 accumulation of up to 270 terms of size ~1 (sum of |terms| ~ 200): up to ~3e-5 absolute; a bf16 / f16
-// output rounded from that f32 sum may land one ulp (2^-8 / 2^-11 relative) from the rounded exact sum.
-testing::Tolerance tolerance(DType out) {
-  switch (out) {
-    case DType::f32: return {1e-5, 1e-4};
-    case DType::f16: return {1e-3, 1e-3};
-    default: return {8e-3, 1e-3};
-  }
-}
+using fp8_scales::blocks;
+using fp8_scales::kRecipes;
+using fp8_scales::scale_a;
+using fp8_scales::scale_b;
+using fp8_scales::tolerance;
 
 ::testing::AssertionResult tier_matches(const char* tier, const std::function<Tensor()>& call) {
   Tensor want, got;

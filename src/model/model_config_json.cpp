@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fourfold/errors.h"
+#include "model/json_excerpt.h"
 #include "model/model_config.h"
 
 namespace fourfold::model {
@@ -17,16 +18,6 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kModelTypes = "one of qwen3_moe, qwen3, qwen2, llama";
-
-// A found value for an error message: its JSON text, shortened (a fuzzed config can hold megabytes).
-std::string shown(const json& value) {
-  std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
-  if (text.size() > 80) {
-    text.resize(77);
-    text += "...";
-  }
-  return text;
-}
 
 // Reads the keys of one JSON object, each failure naming `file` and the key's path ("rope_scaling.factor").
 class Reader {
@@ -44,7 +35,7 @@ class Reader {
     fail<FormatError>(file_, path(key), "the key to be present", "it missing");
   }
   [[noreturn]] void bad(const char* key, std::string_view expected, const json& found) const {
-    fail<FormatError>(file_, path(key), expected, shown(found));
+    fail<FormatError>(file_, path(key), expected, json_excerpt(found));
   }
 
   int64_t integer(const char* key, std::optional<int64_t> fallback = std::nullopt, int64_t min = 1) const {
@@ -146,7 +137,7 @@ std::optional<Fp8Quantization> parse_quantization(const Reader& r) {
   if (const json* b = q.find("weight_block_size")) {
     if (!(b->is_array() && b->size() == 2 && b->at(0) == 128 && b->at(1) == 128))
       fail<UnsupportedError>(r.file(), "quantization_config.weight_block_size",
-                             "[128, 128] (or absent for rowwise scales)", shown(*b));
+                             "[128, 128] (or absent for rowwise scales)", json_excerpt(*b));
     out.weight_block_size = std::pair<int64_t, int64_t>{128, 128};
   } else {
     out.weight_block_size.reset();
@@ -192,7 +183,7 @@ ModelConfig parse_model_config(std::string_view json_text, const std::string& fi
   } catch (const json::exception& e) {
     fail<FormatError>(file_name, "config.json", "valid JSON", e.what());
   }
-  if (!root.is_object()) fail<FormatError>(file_name, "config.json", "a JSON object", shown(root));
+  if (!root.is_object()) fail<FormatError>(file_name, "config.json", "a JSON object", json_excerpt(root));
   const Reader r(root, file_name);
 
   ModelConfig c;

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fourfold/errors.h"
+#include "model/json_excerpt.h"
 
 namespace fourfold::model {
 namespace {
@@ -41,15 +42,6 @@ size_t element_size(DType dtype) {
     case DType::bf16: case DType::f16: return 2;
     default: return 1;
   }
-}
-
-std::string shown(const json& value) {
-  std::string text = value.dump(-1, ' ', false, json::error_handler_t::replace);
-  if (text.size() > 80) {
-    text.resize(77);
-    text += "...";
-  }
-  return text;
 }
 
 // A name for messages: tensor names come from the file, so they are cut to a readable length.
@@ -117,39 +109,39 @@ json parse_rejecting_duplicates(const char* first, const char* last, const std::
 
 uint64_t offset_value(const json& v, const std::string& file_name, const std::string& label) {
   if (!v.is_number_unsigned() && !(v.is_number_integer() && v.get<int64_t>() >= 0))
-    fail<FormatError>(file_name, label, "data_offsets of two non-negative integers", shown(v));
+    fail<FormatError>(file_name, label, "data_offsets of two non-negative integers", json_excerpt(v));
   return v.get<uint64_t>();
 }
 
 SafetensorsEntry parse_entry(const std::string& name, const json& v, uint64_t data_size, const std::string& file) {
   const std::string label = tensor_label(name);
-  if (!v.is_object()) fail<FormatError>(file, label, "an object with dtype, shape and data_offsets", shown(v));
+  if (!v.is_object()) fail<FormatError>(file, label, "an object with dtype, shape and data_offsets", json_excerpt(v));
   SafetensorsEntry e;
   e.name = name;
 
   const auto dtype = v.find("dtype");
   if (dtype == v.end() || !dtype->is_string())
-    fail<FormatError>(file, label, "a dtype string", dtype == v.end() ? "none" : shown(*dtype));
+    fail<FormatError>(file, label, "a dtype string", dtype == v.end() ? "none" : json_excerpt(*dtype));
   e.dtype = safetensors_dtype(dtype->get_ref<const std::string&>(), file + ": " + label);
 
   const auto shape = v.find("shape");
   if (shape == v.end() || !shape->is_array() || shape->size() > kMaxRank)
     fail<FormatError>(file, label, fmt::format("a shape of at most {} sizes", kMaxRank),
-                      shape == v.end() ? "none" : shown(*shape));
+                      shape == v.end() ? "none" : json_excerpt(*shape));
   uint64_t bytes = element_size(e.dtype);
   for (const json& s : *shape) {
     if (!s.is_number_integer() || (s.is_number_integer() && !s.is_number_unsigned() && s.get<int64_t>() < 0) ||
         s.get<uint64_t>() > uint64_t(INT64_MAX))
-      fail<FormatError>(file, label, "a shape of non-negative integers", shown(*shape));
+      fail<FormatError>(file, label, "a shape of non-negative integers", json_excerpt(*shape));
     const uint64_t size = s.get<uint64_t>();
     if (__builtin_mul_overflow(bytes, size, &bytes))
-      fail<FormatError>(file, label, "a shape whose byte size fits in 64 bits", shown(*shape));
+      fail<FormatError>(file, label, "a shape whose byte size fits in 64 bits", json_excerpt(*shape));
     e.shape.push_back(static_cast<int64_t>(size));
   }
 
   const auto offsets = v.find("data_offsets");
   if (offsets == v.end() || !offsets->is_array() || offsets->size() != 2)
-    fail<FormatError>(file, label, "data_offsets [begin, end]", offsets == v.end() ? "none" : shown(*offsets));
+    fail<FormatError>(file, label, "data_offsets [begin, end]", offsets == v.end() ? "none" : json_excerpt(*offsets));
   e.begin = offset_value((*offsets)[0], file, label);
   e.end = offset_value((*offsets)[1], file, label);
   if (e.begin > e.end || e.end > data_size)
@@ -157,16 +149,16 @@ SafetensorsEntry parse_entry(const std::string& name, const json& v, uint64_t da
                       fmt::format("[{}, {}]", e.begin, e.end));
   if (e.end - e.begin != bytes)
     fail<FormatError>(file, label,
-                      fmt::format("{} bytes for shape {} of {}", bytes, shown(*shape), dtype->get<std::string>()),
+                      fmt::format("{} bytes for shape {} of {}", bytes, json_excerpt(*shape), dtype->get<std::string>()),
                       fmt::format("{} bytes in data_offsets [{}, {}]", e.end - e.begin, e.begin, e.end));
   return e;
 }
 
 std::map<std::string, std::string> parse_metadata(const json& v, const std::string& file) {
-  if (!v.is_object()) fail<FormatError>(file, "__metadata__", "an object of strings", shown(v));
+  if (!v.is_object()) fail<FormatError>(file, "__metadata__", "an object of strings", json_excerpt(v));
   std::map<std::string, std::string> out;
   for (const auto& [key, value] : v.items()) {
-    if (!value.is_string()) fail<FormatError>(file, "__metadata__." + key, "a string", shown(value));
+    if (!value.is_string()) fail<FormatError>(file, "__metadata__." + key, "a string", json_excerpt(value));
     out[key] = value.get<std::string>();
   }
   return out;
@@ -219,7 +211,7 @@ SafetensorsHeader parse_safetensors_header(const uint8_t* bytes, size_t size, co
                       std::to_string(header_bytes));
   const char* text = reinterpret_cast<const char*>(bytes + 8);
   const json root = parse_rejecting_duplicates(text, text + header_bytes, file_name);
-  if (!root.is_object()) fail<FormatError>(file_name, "header", "a JSON object", shown(root));
+  if (!root.is_object()) fail<FormatError>(file_name, "header", "a JSON object", json_excerpt(root));
 
   SafetensorsHeader h;
   h.data_offset = 8 + header_bytes;

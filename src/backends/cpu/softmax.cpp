@@ -54,23 +54,35 @@ void softmax(const SoftmaxArgs& a, bool log, const SoftmaxPieces& k) {
   uint8_t* out = static_cast<uint8_t*>(a.out.data());
   const int threads = num_threads();
 
-  // softmax keeps the stats pass's exps (f32, from the allocator: per chunk of work, reused across its rows) so
-  // that its write pass needs one exp per block, not a second one per element: exp, not memory, bounds both
-  // passes on rows that fit in cache. log_softmax's write pass has no exp to save.
-  const auto kept_buffer = [&](int64_t len) { return log ? Tensor() : Tensor::empty({2 * softmax_kept_floats(len)}, DType::f32); };
+  // softmax keeps the stats pass's exps (f32, from the allocator: one slot per chunk of work, reused across its
+  // rows) so that its write pass needs one exp per block, not a second one per element: exp, not memory, bounds
+  // both passes on rows that fit in cache. log_softmax's write pass has no exp to save (null slots).
+  struct Kept {
+    float* exps = nullptr;
+    float* shifts = nullptr;
+  };
+  const auto kept_buffer = [&](int64_t slots, int64_t len) {
+    return log ? Tensor() : Tensor::empty({slots * 2 * softmax_kept_floats(len)}, DType::f32);
+  };
+  const auto kept_slot = [&](const Tensor& buf, int64_t slot, int64_t len) {
+    if (!buf.defined()) return Kept{};
+    float* exps = buf.data_as<float>() + slot * 2 * softmax_kept_floats(len);
+    return Kept{exps, exps + softmax_kept_floats(len)};
+  };
+  // The write pass of one row (or one chunk of a split row) from its (merged) statistics.
+  const auto write = [&](const Kept& kept, const uint8_t* xc, uint8_t* outc, int64_t count, const RowStats& st) {
+    const Finish f = finish(st, log);
+    if (kept.exps != nullptr) k.write_kept(kept.exps, kept.shifts, outc, type, count, st.max, f.scale, f.nan);
+    else k.write(xc, outc, type, count, st.max, f.scale, log, f.nan);
+  };
 
   if (rows >= threads || n < 2 * kSplitMin) {
     const int64_t grain = std::max<int64_t>(1, 16384 / n);
     parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
-      Tensor buf = kept_buffer(n);
-      float* kept = buf.defined() ? buf.data_as<float>() : nullptr;
-      float* shifts = kept == nullptr ? nullptr : kept + softmax_kept_floats(n);
-      for (int64_t r = begin; r < end; ++r) {
-        const RowStats st = k.stats(x + r * n * es, type, n, kept, shifts);
-        const Finish f = finish(st, log);
-        if (kept != nullptr) k.write_kept(kept, shifts, out + r * n * es, type, n, st.max, f.scale, f.nan);
-        else k.write(x + r * n * es, out + r * n * es, type, n, st.max, f.scale, log, f.nan);
-      }
+      const Tensor buf = kept_buffer(1, n);
+      const Kept kept = kept_slot(buf, 0, n);
+      for (int64_t r = begin; r < end; ++r)
+        write(kept, x + r * n * es, out + r * n * es, n, k.stats(x + r * n * es, type, n, kept.exps, kept.shifts));
     });
     return;
   }
@@ -79,28 +91,22 @@ void softmax(const SoftmaxArgs& a, bool log, const SoftmaxPieces& k) {
   const int chunks = static_cast<int>(std::min<int64_t>({kMaxChunks, threads, n / kSplitMin}));
   const int64_t len = ((n + chunks - 1) / chunks + 63) / 64 * 64;
   RowStats st[kMaxChunks];
-  Tensor buf = log ? Tensor() : Tensor::empty({chunks * 2 * softmax_kept_floats(len)}, DType::f32);
-  const auto chunk_kept = [&](int64_t c) { return log ? nullptr : buf.data_as<float>() + c * 2 * softmax_kept_floats(len); };
+  const Tensor buf = kept_buffer(chunks, len);
   for (int64_t r = 0; r < rows; ++r) {
     const uint8_t* xr = x + r * n * es;
     uint8_t* outr = out + r * n * es;
     parallel_for(0, chunks, 1, [&](int64_t begin, int64_t end) {
       for (int64_t c = begin; c < end; ++c) {
         const int64_t start = std::min(n, c * len);
-        float* kept = chunk_kept(c);
-        st[c] = k.stats(xr + start * es, type, std::min(n, start + len) - start, kept,
-                        kept == nullptr ? nullptr : kept + softmax_kept_floats(len));
+        const Kept kept = kept_slot(buf, c, len);
+        st[c] = k.stats(xr + start * es, type, std::min(n, start + len) - start, kept.exps, kept.shifts);
       }
     });
     const RowStats merged = merge(st, chunks);
-    const Finish f = finish(merged, log);
     parallel_for(0, chunks, 1, [&](int64_t begin, int64_t end) {
       for (int64_t c = begin; c < end; ++c) {
-        const int64_t start = std::min(n, c * len), count = std::min(n, start + len) - start;
-        float* kept = chunk_kept(c);
-        if (kept != nullptr)
-          k.write_kept(kept, kept + softmax_kept_floats(len), outr + start * es, type, count, merged.max, f.scale, f.nan);
-        else k.write(xr + start * es, outr + start * es, type, count, merged.max, f.scale, log, f.nan);
+        const int64_t start = std::min(n, c * len);
+        write(kept_slot(buf, c, len), xr + start * es, outr + start * es, std::min(n, start + len) - start, merged);
       }
     });
   }

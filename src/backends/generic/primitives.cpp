@@ -100,8 +100,7 @@ void load_row(DType dtype, const uint8_t* src, int64_t inner, float* dst, int64_
   switch (dtype) {
     case DType::f32: {
       const auto* s = reinterpret_cast<const float*>(src);
-      if (inner == 1) std::memcpy(dst, s, static_cast<size_t>(n) * sizeof(float));
-      else for (int64_t i = 0; i < n; ++i) dst[i] = s[i * inner];
+      for (int64_t i = 0; i < n; ++i) dst[i] = s[i * inner];   // strided: contiguous rows took the loop above
       return;
     }
     case DType::bf16: {
@@ -126,8 +125,7 @@ void store_row(const float* src, DType dtype, uint8_t* dst, int64_t inner, int64
   switch (dtype) {
     case DType::f32: {
       auto* d = reinterpret_cast<float*>(dst);
-      if (inner == 1) std::memcpy(d, src, static_cast<size_t>(n) * sizeof(float));
-      else for (int64_t i = 0; i < n; ++i) d[i * inner] = src[i];
+      for (int64_t i = 0; i < n; ++i) d[i * inner] = src[i];   // strided: contiguous rows took the loop above
       return;
     }
     case DType::bf16: {

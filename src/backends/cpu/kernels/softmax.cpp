@@ -23,13 +23,13 @@ struct Online {
     const vf shift = bm == splat(-kInf) ? splat(0.0f) : bm;
     vf e = splat(0.0f);
     for (int k = 0; k < kCount; ++k) {
-      const vf ek = vexp(v[k] - shift);
+      const vf ek = vexp<true>(v[k] - shift);
       if (kept != nullptr) store<RowType::f32>(kept, k * kLanes, ek);
       e += ek;
     }
     // A lane at -inf keeps only zeros; its shift -inf makes the write pass's factor 0 too.
     if (kept != nullptr) store<RowType::f32>(shift_out, 0, bm);
-    const vf scale = m == bm ? splat(1.0f) : vexp(m - bm);
+    const vf scale = m == bm ? splat(1.0f) : vexp<true>(m - bm);
     s = s * __builtin_convertvector(scale, vd) + __builtin_convertvector(e, vd);
     m = bm;
   }
@@ -80,7 +80,7 @@ void write_kept(const float* kept, const float* shifts, void* out, int64_t n, fl
   int64_t block = 0;
   for_each_block(n, [&]<int kCount>(int64_t i, int64_t valid) {
     const vf factor = nan ? splat(std::numeric_limits<float>::quiet_NaN())
-                          : vexp(load<RowType::f32>(shifts, block * kLanes) - vmax) * vscale;
+                          : vexp<true>(load<RowType::f32>(shifts, block * kLanes) - vmax) * vscale;
     ++block;
     for (int k = 0; k + 1 < kCount; ++k) store<T>(out, i + k * kLanes, load<RowType::f32>(kept, i + k * kLanes) * factor);
     const int64_t last = i + (kCount - 1) * kLanes;
@@ -96,7 +96,7 @@ void write(const void* x, void* out, int64_t n, float max, float scale, bool log
   auto value = [&](vf v) {
     if (nan) return splat(std::numeric_limits<float>::quiet_NaN());
     // log: (x - max) is exact near the max (Sterbenz), so the result near 0 is not swamped by max's size.
-    return log ? (v - vmax) - vscale : vexp(v - vmax) * vscale;
+    return log ? (v - vmax) - vscale : vexp<true>(v - vmax) * vscale;
   };
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) store<T>(out, i, value(load<T>(x, i)));

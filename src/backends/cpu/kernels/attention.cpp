@@ -2,12 +2,13 @@
 // against a range of keys, kAttnKeyBlock keys at a time, each block's K and V rows read once from memory and
 // then from cache by every row of the tile (how GQA's q heads share one pass over the KV cache). Each row's
 // block of scores is folded into its running max / sum / output (online softmax).
-//   f32 K/V whose rows are whole vectors: read in place. bf16 at the AVX512-BF16 level: vdpbf16ps on the cache
-//   rows in place (scores) and on V interleaved by key pairs (output). Otherwise (bf16 below that level, f16,
-//   odd head dims): rows widened to f32 scratch per block.
+//   f32 K/V whose rows are whole vectors: read in place. bf16 K at the AVX512-BF16 level: scores by vdpbf16ps
+//   on the cache rows in place (bf16 x bf16 products are exact in f32). Otherwise (bf16 below that level, f16,
+//   odd head dims), and V always unless it is f32 in place: rows widened to f32 scratch per block.
 // Tiles of at most 8 rows (4 at the scalar level), decode's, go to attention_decode.cpp instead.
-// Precision: this tile rounds the softmax weights to bf16 for vdpbf16ps (bf16 K/V at AVX512-BF16, prefill);
-// the decode tile keeps them f32.
+// Precision: the softmax weights P stay f32 and multiply V in f32, as in the decode tile. (Rounding P to bf16 for
+// a vdpbf16ps P.V, as FlashAttention's second GEMM does, cost the end-to-end logits 93 -> 80 dB in `fourfold
+// check`; it was dropped.)
 #include <algorithm>
 #include <cstring>
 #include <limits>
@@ -157,10 +158,8 @@ bool online_update(float* s, int n_pad, float& m, float& l, float* acc, int64_t 
 
 
 #if defined(__AVX512BF16__)
-// ---- bf16 K and V with AVX512-BF16: vdpbf16ps multiplies bf16 pairs into f32 sums, twice the work of an f32
-// FMA per instruction. Scores take q (bf16 already: q has K's dtype) against the cache rows as they are, no
-// widening; the weighted sum takes the weights rounded to bf16 (as FlashAttention's second GEMM does) against V
-// with each pair of keys interleaved (once per block, shared by the tile's rows). Sums stay f32.
+// ---- bf16 K with AVX512-BF16: vdpbf16ps multiplies bf16 pairs into f32 sums, twice the work of an f32 FMA per
+// instruction. Scores take q (bf16 already: q has K's dtype) against the cache rows as they are, no widening.
 
 constexpr int64_t round32(int64_t n) { return (n + 31) / 32 * 32; }
 
@@ -206,104 +205,24 @@ void score_row_bf16(const uint16_t* q, const AttnTile& t, int64_t j0, int nk, in
   }
 }
 
-// V rows of the block as key pairs: pair p's row holds (v[2p][c], v[2p+1][c]) for ev32 columns c, in the order
-// unpacklo / unpackhi leave them (one cheap instruction each, where putting the columns back in order would take
-// a slow cross-lane permute per vector): the tile's accumulators use that order (permuted_column) throughout.
-void interleave_values(const AttnTile& t, int64_t j0, int nk, int64_t ev32, uint16_t* out) {
-  for (int p = 0; 2 * p < nk; ++p) {
-    const uint8_t* a = t.v + (j0 + 2 * p) * t.v_stride;
-    const uint8_t* b = 2 * p + 1 < nk ? a + t.v_stride : nullptr;
-    uint16_t* row = out + p * 2 * ev32;
-    for (int64_t c = 0; c < ev32; c += 32) {
-      const __mmask32 m = c + 32 <= t.ev ? ~__mmask32{0}
-                          : static_cast<__mmask32>((uint64_t{1} << std::max<int64_t>(0, t.ev - c)) - 1);
-      const __m512i va = _mm512_maskz_loadu_epi16(m, a + 2 * c);
-      const __m512i vb = b != nullptr ? _mm512_maskz_loadu_epi16(m, b + 2 * c) : _mm512_setzero_si512();
-      _mm512_storeu_si512(row + 2 * c, _mm512_unpacklo_epi16(va, vb));
-      _mm512_storeu_si512(row + 2 * c + 32, _mm512_unpackhi_epi16(va, vb));
-    }
-  }
-}
-
-// The column that position pos of the interleaved accumulators holds: in each 128-bit lane k of a 32-column
-// chunk, unpacklo takes columns 8k..8k+3 and unpackhi 8k+4..8k+7.
-inline int64_t permuted_column(int64_t pos) {
-  const int64_t chunk = pos / 32, half = (pos % 32) / 16, lane = pos % 16;
-  return chunk * 32 + 8 * (lane / 4) + 4 * half + lane % 4;
-}
-
-template <int NB>
-void weigh_pairs(const uint32_t* w, const uint16_t* vi, int64_t stride, int pairs, float* out) {
-  __m512 o[NB];
-  for (int b = 0; b < NB; ++b) o[b] = _mm512_loadu_ps(out + 16 * b);
-  for (int p = 0; p < pairs; ++p) {
-    const __m512bh wp = (__m512bh)_mm512_set1_epi32(static_cast<int>(w[p]));
-    const uint16_t* row = vi + p * stride;
-    for (int b = 0; b < NB; ++b) o[b] = _mm512_dpbf16_ps(o[b], wp, (__m512bh)_mm512_loadu_si512(row + 32 * b));
-  }
-  for (int b = 0; b < NB; ++b) _mm512_storeu_ps(out + 16 * b, o[b]);
-}
-
-// out += sum_j p[j] v_j with the weights rounded to bf16, in key pairs (p[nk] is 0 when nk is odd).
-void weigh_row_bf16(const float* p, int nk, const uint16_t* vi, int64_t ev32, float* out) {
-  uint32_t w[kAttnKeyBlock / 2];
-  for (int j = 0; j < kAttnKeyBlock; j += 32)
-    _mm512_storeu_si512(w + j / 2, (__m512i)_mm512_cvtne2ps_pbh(_mm512_loadu_ps(p + j + 16), _mm512_loadu_ps(p + j)));
-  const int pairs = (nk + 1) / 2;
-  int64_t c = 0;
-  for (; c + 16 * kValueVectors <= ev32; c += 16 * kValueVectors)
-    weigh_pairs<kValueVectors>(w, vi + 2 * c, 2 * ev32, pairs, out + c);
-  for (; c < ev32; c += 16) weigh_pairs<1>(w, vi + 2 * c, 2 * ev32, pairs, out + c);
-}
-
-void bf16_tile(const AttnTile& t) {
-  const int64_t e32 = round32(t.e), ev32 = round32(t.ev);
-  // Scratch: q in bf16 (rows * e32 halves fit where the widened K would go), V pairs (16 * 2 * ev32 halves fit
-  // where the widened V would go), the scores, then the tile's accumulators in interleaved order.
-  uint16_t* q16 = reinterpret_cast<uint16_t*>(t.scratch);
-  uint16_t* vi = reinterpret_cast<uint16_t*>(t.scratch + kAttnKeyBlock * t.e_pad);
-  float* scores = t.scratch + kAttnKeyBlock * (t.e_pad + t.ev_pad);
-  float* acc = scores + kAttnMaxRows * kAttnKeyBlock;
-  q_to_bf16(t.q, t.rows, t.e_pad, e32, q16);
-  for (int r = 0; r < t.rows; ++r)
-    for (int64_t pos = 0; pos < ev32; ++pos) {
-      const int64_t col = permuted_column(pos);
-      acc[r * ev32 + pos] = col < t.ev_pad ? t.acc[r * t.ev_pad + col] : 0.0f;
-    }
-  for (int64_t j0 = t.key_begin; j0 < t.key_end; j0 += kAttnKeyBlock) {
-    const int nk = static_cast<int>(std::min<int64_t>(kAttnKeyBlock, t.key_end - j0));
-    const int groups = (nk + kLanes - 1) / kLanes;
-    const int n_pad = groups * kLanes;
-    prefetch_next_block(t, j0);
-    interleave_values(t, j0, nk, ev32, vi);
-    for (int r = 0; r < t.rows; ++r) {
-      if (t.key_limit[r] <= j0) continue;
-      float* s = scores + r * kAttnKeyBlock;
-      score_row_bf16(q16 + r * e32, t, j0, nk, groups, s);
-      mask_scores(t, r, j0, nk, n_pad, s);
-      if (n_pad < kAttnKeyBlock) std::memset(s + n_pad, 0, static_cast<size_t>(kAttnKeyBlock - n_pad) * 4);
-      float* a = acc + r * ev32;
-      if (online_update(s, n_pad, t.m[r], t.l[r], a, ev32)) weigh_row_bf16(s, nk, vi, ev32, a);
-    }
-  }
-  for (int r = 0; r < t.rows; ++r)
-    for (int64_t pos = 0; pos < ev32; ++pos) {
-      const int64_t col = permuted_column(pos);
-      if (col < t.ev_pad) t.acc[r * t.ev_pad + col] = acc[r * ev32 + pos];
-    }
-}
 #endif
 
 }  // namespace
 
 void attention_tile(const AttnTile& t) {
   if (attention_decode_tile(t)) return;   // a few rows (decode): streams K and V once, see attention_decode.cpp
-#if defined(__AVX512BF16__)
-  if (t.kv_type == RowType::bf16) return bf16_tile(t);
-#endif
   float* ks = t.scratch;
   float* vs = ks + kAttnKeyBlock * t.e_pad;
   float* scores = vs + kAttnKeyBlock * t.ev_pad;
+#if defined(__AVX512BF16__)
+  // bf16 K is scored in place; the tile's q rows as bf16 take the widened K's scratch.
+  const bool k_bf16 = t.kv_type == RowType::bf16;
+  const int64_t e32 = round32(t.e);
+  uint16_t* q16 = reinterpret_cast<uint16_t*>(ks);
+  if (k_bf16) q_to_bf16(t.q, t.rows, t.e_pad, e32, q16);
+#else
+  constexpr bool k_bf16 = false;
+#endif
   // An f32 cache whose rows are whole vectors is read in place; anything else is widened block by block.
   const bool k_in_place = t.kv_type == RowType::f32 && t.e % kLanes == 0;
   const bool v_in_place = t.kv_type == RowType::f32 && t.ev % kLanes == 0;
@@ -315,7 +234,7 @@ void attention_tile(const AttnTile& t) {
     prefetch_next_block(t, j0);
     if (k_in_place && nk == n_pad) {
       k = {reinterpret_cast<const float*>(t.k + j0 * t.k_stride), t.k_stride / 4, t.e};
-    } else {
+    } else if (!k_bf16) {
       for (int j = 0; j < nk; ++j) widen(t.k + (j0 + j) * t.k_stride, t.kv_type, t.e, t.e_pad, ks + j * t.e_pad);
       if (nk < n_pad) std::memset(ks + nk * t.e_pad, 0, static_cast<size_t>((n_pad - nk) * t.e_pad) * 4);
     }
@@ -327,7 +246,12 @@ void attention_tile(const AttnTile& t) {
     for (int r = 0; r < t.rows; ++r) {
       if (t.key_limit[r] <= j0) continue;   // causal: the whole block lies past this row's last key
       float* s = scores + r * kAttnKeyBlock;
+#if defined(__AVX512BF16__)
+      if (k_bf16) score_row_bf16(q16 + r * e32, t, j0, nk, groups, s);
+      else score_row(t.q + r * t.e_pad, k, groups, t.scale, s);
+#else
       score_row(t.q + r * t.e_pad, k, groups, t.scale, s);
+#endif
       mask_scores(t, r, j0, nk, n_pad, s);
       float* acc = t.acc + r * t.ev_pad;
       if (online_update(s, n_pad, t.m[r], t.l[r], acc, t.ev_pad)) weigh_row(s, v, nk, acc);

@@ -176,11 +176,10 @@ void epilogue_store(void* p, RowType type, int64_t i, float v) {
 // Weight rows [n0, n0 + R) against all M activation rows. The main loop takes one 64-byte line of each row
 // per step and (fp8) prefetches the same line of the next R rows: the hardware prefetchers restart at every
 // row, and a look-ahead of one row group covers short and long rows alike (shared/MACHINE.md).
-// Sums run per lane (in C chains, the line's vectors dealt round-robin, added in a fixed order) over blocks of
-// kGemvKBlock (or 128), then across blocks (where the fp8 scale applies), then across lanes: two-level summation
-// keeps the f32 error of a K = 28672 row near that of a short one. Each row's arithmetic is the same whatever R
-// (and whichever thread runs it), so results do not depend on the thread count.
-template <GemvWeight W, int M, int R, int C>
+// Sums run per lane over blocks of kGemvKBlock (or 128), then across blocks (where the fp8 scale applies), then
+// across lanes: two-level summation keeps the f32 error of a K = 28672 row near that of a short one. Each row's
+// arithmetic is the same whatever R (and whichever thread runs it), so results do not depend on the thread count.
+template <GemvWeight W, int M, int R>
 void rows(const GemvPlan& p, int64_t n0) {
   constexpr int64_t es = weight_size(W);
   constexpr int64_t line = kLineBytes / es;   // weights per line
@@ -205,13 +204,13 @@ void rows(const GemvPlan& p, int64_t n0) {
   }
   vf total[R][M] = {};
   vline seen[R] = {};
-  // One step of kLanes weights from element k (count < kLanes: the zero-padded tail) into chain c.
-  auto step = [&](vf (&acc)[R][M][C], int64_t k, int64_t count, int c) __attribute__((always_inline)) {
+  // One step of kLanes weights from element k (count < kLanes: the zero-padded tail).
+  auto step = [&](vf (&acc)[R][M], int64_t k, int64_t count) __attribute__((always_inline)) {
     vf xv[M];
     for (int m = 0; m < M; ++m) xv[m] = count == kLanes ? load_x(p.x + m * k_size, k) : load_x_tail(p.x + m * k_size, k, count);
     for (int r = 0; r < R; ++r) {
       const vf wv = count == kLanes ? load_w<W>(w[r], k) : load_w_tail<W>(w[r], k, count);
-      for (int m = 0; m < M; ++m) acc[r][m][c] += wv * xv[m];
+      for (int m = 0; m < M; ++m) acc[r][m] += wv * xv[m];
     }
   };
   // Blocks of kGemvKBlock, or the scale's 128 when that is finer (the 128x128 recipes).
@@ -222,33 +221,27 @@ void rows(const GemvPlan& p, int64_t n0) {
   int64_t kb = 0;
   for (int64_t k0 = 0; k0 < k_size; k0 += block, kb += scale_per_block ? 1 : 0) {
     const int64_t k_end = k_size - k0 < block ? k_size : k0 + block;
-    vf acc[R][M][C] = {};
+    vf acc[R][M] = {};
     int64_t k = k0;
     for (; k + line <= k_end; k += line) {
       for (int r = 0; r < R; ++r) {
         if constexpr (kPrefetch) __builtin_prefetch(ahead[r] + es * k);
         note_codes<W>(seen[r], w[r] + k, kLineBytes);
       }
-      for (int64_t j = 0; j < line; j += kLanes) step(acc, k + j, kLanes, static_cast<int>(j / kLanes) % C);
+      for (int64_t j = 0; j < line; j += kLanes) step(acc, k + j, kLanes);
     }
     for (; k < k_end; k += kLanes) {
       const int64_t count = k_end - k < kLanes ? k_end - k : kLanes;
       for (int r = 0; r < R; ++r) note_codes<W>(seen[r], w[r] + k, count);
-      step(acc, k, count, 0);
+      step(acc, k, count);
     }
-    vf sum[R][M];
-    for (int r = 0; r < R; ++r)
-      for (int m = 0; m < M; ++m) {
-        sum[r][m] = acc[r][m][0];
-        for (int c = 1; c < C; ++c) sum[r][m] += acc[r][m][c];
-      }
     if (p.scale == nullptr) {
       for (int r = 0; r < R; ++r)
-        for (int m = 0; m < M; ++m) total[r][m] += sum[r][m];
+        for (int m = 0; m < M; ++m) total[r][m] += acc[r][m];
     } else {
       for (int r = 0; r < R; ++r) {
         const vf sc = splat(scale_row[r][kb * p.scale_k_stride]);
-        for (int m = 0; m < M; ++m) total[r][m] += sum[r][m] * sc;
+        for (int m = 0; m < M; ++m) total[r][m] += acc[r][m] * sc;
       }
     }
   }
@@ -273,21 +266,17 @@ constexpr int64_t kShortRowBytes = 4096;
 // Short rows at M = 1 go one at a time: R interleaved streams of a few lines each, inside one or two pages, keep
 // the hardware prefetchers from ramping up, while one row after another is a single sequential stream. Measured
 // at one thread, interleaved (2026-11-30): an MoE down expert ([2048, 768] bf16, 1.5 KiB rows) 2.5 -> 0.9 ms
-// (10 -> 28 GB/s); a [128256, 2048] bf16 lm_head 60% -> 89-91% of the read probe. Rows of 8 KiB and more lose
+// (10 -> 28 GB/s); a [128256, 2048] bf16 lm_head 60% -> 77-91% of the read probe. Rows of 8 KiB and more lose
 // with R = 1 (28 KiB rows: 70-80% -> 47%), and M = 4 (compute-bound: each weight vector feeds only M FMAs)
-// lost 25% on 4 KiB rows, so those keep the groups. One row at a time would leave a single FMA chain per row
-// waiting on the FMA latency (4 cycles a vector: a bf16 line in 8 cycles, right at this core's bandwidth), so
-// those rows run 4 chains; every row of a plan takes the same C, whichever R and thread run it.
+// lost 25% on 4 KiB rows, so those keep the groups. (Four accumulator chains for the lone row, against the FMA
+// latency, gained ~10% on bf16 rows in a noisy run and changed the rounding of some outputs; not kept.)
 template <GemvWeight W, int M>
 void run(const GemvPlan& p, int64_t n_begin, int64_t n_end) {
-  if (M == 1 && p.k * weight_size(W) <= kShortRowBytes) {
-    for (int64_t n = n_begin; n < n_end; ++n) rows<W, M, 1, 4>(p, n);
-    return;
-  }
   constexpr int R = M <= 2 ? 4 : M <= 4 ? 2 : 1;
   int64_t n = n_begin;
-  for (; n + R <= n_end; n += R) rows<W, M, R, 1>(p, n);
-  for (; n < n_end; ++n) rows<W, M, 1, 1>(p, n);
+  if (M > 1 || p.k * weight_size(W) > kShortRowBytes)
+    for (; n + R <= n_end; n += R) rows<W, M, R>(p, n);
+  for (; n < n_end; ++n) rows<W, M, 1>(p, n);
 }
 
 template <GemvWeight W>

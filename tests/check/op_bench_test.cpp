@@ -2,6 +2,7 @@
 // the reference tier; the reference cap; a failing op recorded, not thrown.
 #include <cmath>
 
+#include "check/error_metrics.h"
 #include "check/op_bench.h"
 #include "fourfold/policy.h"
 #include "support/test_support.h"
@@ -145,6 +146,17 @@ TEST(OpBench, SmallRowsRunOnTheReferenceTier) {
     EXPECT_GE(row.copies, 1);
     EXPECT_LE(row.copies, 4);
   }
+}
+
+// rms_norm rows pass an explicit eps: the default (the dtype's epsilon) would differ between an f32 row and its
+// float64 oracle and shift every output by ~0.5 ulp. The reference tier computes in float64, so with one eps
+// its f32 output is exactly the oracle's, rounded.
+TEST(OpBench, RmsNormRowsUseOneEpsForTheRowAndItsOracle) {
+  testing::ReferenceOnly ref;
+  const BenchCase c = make("rms_norm", DType::f32, RowOpCase{RowOpKind::rms_norm, 3, 40});
+  const Tensor got = make_bench_call(c, 7)();
+  const Tensor want = make_bench_call(c, 7, true)();
+  EXPECT_TRUE(compare_to_reference(got, want).exact);
 }
 
 TEST(OpBench, ReferenceCapSkipsBigRows) {

@@ -102,7 +102,8 @@ struct AttnTile {
 };
 
 inline int64_t attn_scratch_floats(int64_t e_pad, int64_t ev_pad) {
-  // widened K and V blocks, the tile's scores, and its accumulators rearranged (the bf16 path)
+  // widened K and V blocks, the tile's scores, and room for [kAttnMaxRows, ev_pad + 16] accumulators (the
+  // decode tile keeps its own after its scores; the dropped bf16-P tile kept a rearranged copy there)
   return kAttnKeyBlock * (e_pad + ev_pad) + kAttnMaxRows * kAttnKeyBlock + kAttnMaxRows * (ev_pad + 16);
 }
 

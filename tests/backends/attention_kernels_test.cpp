@@ -286,7 +286,6 @@ TEST(AttentionKernels, NaNAndInf) {
   }
 }
 
-// Through the op: the dedicated tier runs at the active level (GQA, a bool mask broadcast from [L, S]).
 // Prefill tiles (more than 8 query rows) keep the softmax weights in f32 at every level: bf16 K/V with many keys
 // come out as close to the float64 reference as the generic tier's (which never rounds P). Rounding P to bf16
 // for a vdpbf16ps P.V, as the AVX512-BF16 tile once did, lost about 2 dB here and 14 dB on end-to-end logits.
@@ -307,6 +306,7 @@ TEST(AttentionKernels, PrefillKeepsWeightsF32) {
   }
 }
 
+// Through the op: the dedicated tier runs at the active level (GQA, a bool mask broadcast from [L, S]).
 TEST(AttentionKernels, OpRoutesToTheDedicatedTier) {
   const Tensor q = testing::randn({1, 8, 4, 32}, DType::bf16, 800);
   const Tensor k = testing::randn({1, 2, 30, 32}, DType::bf16, 801);

@@ -1,6 +1,7 @@
 // Element types, their sizes and names, and the scalar conversions every tier shares.
 #pragma once
 
+#include <bit>
 #include <complex>
 #include <cstddef>
 #include <cstdint>
@@ -28,8 +29,14 @@ DType promote_types(DType a, DType b);
 // ---- Bit-exact scalar conversions (round to nearest even, subnormals kept, inf and NaN handled) ----
 float f16_to_f32(uint16_t bits);
 uint16_t f32_to_f16(float value);
-float bf16_to_f32(uint16_t bits);
-uint16_t f32_to_bf16(float value);
+// bf16 is f32's top half: inline, so that loops over rows of it vectorize.
+inline float bf16_to_f32(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
+inline uint16_t f32_to_bf16(float value) {
+  // Round to nearest even on the top 16 bits; NaN is kept quiet (a rounding carry could turn it into inf).
+  const uint32_t u = std::bit_cast<uint32_t>(value);
+  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);
+  return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
+}
 uint16_t f64_to_f16(double value);   // one rounding from double: no double rounding through f32
 uint16_t f64_to_bf16(double value);
 

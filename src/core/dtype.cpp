@@ -116,14 +116,6 @@ float f16_to_f32(uint16_t bits) {
 uint16_t f32_to_f16(float value) { return static_cast<uint16_t>(round_to_minifloat(value, kF16Format)); }
 uint16_t f64_to_f16(double value) { return static_cast<uint16_t>(round_to_minifloat(value, kF16Format)); }
 
-float bf16_to_f32(uint16_t bits) { return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16); }
-
-uint16_t f32_to_bf16(float value) {
-  // Round to nearest even on the top 16 bits; NaN is kept quiet (a rounding carry could turn it into inf).
-  const uint32_t u = std::bit_cast<uint32_t>(value);
-  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);
-  return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
-}
 uint16_t f64_to_bf16(double value) { return static_cast<uint16_t>(round_to_minifloat(value, kBf16Format)); }
 
 float fp8_e4m3fn_to_f32(uint8_t bits) { return fp8_tables().e4m3fn[bits]; }

@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "backends/cpu/cpu_ops.h"
+#include "backends/cpu/float_rows.h"
 #include "fourfold/parallel.h"
 
 namespace fourfold::cpu {
@@ -30,34 +31,16 @@ std::optional<GemvWeight> gemv_weight(DType t) {
 
 }  // namespace
 
-// The dtype is switched on once per row, so that the bf16 loop (a shift) vectorizes: per element, the switch and an
-// out-of-line conversion cost more than a router's whole GEMV (measured: M = 4, K = 2880, N = 32 took 1.8x
-// the generic tier's time).
+// Converted once (float_rows.h): per element, a switch and an out-of-line conversion cost more than a router's
+// whole GEMV (measured: M = 4, K = 2880, N = 32 took 1.8x the generic tier's time).
 Tensor activations_f32(const Tensor& x) {
   const int64_t m = x.size(0), k = x.size(1);
   if (x.dtype() == DType::f32 && (k <= 1 || x.stride(1) == 1) && (m <= 1 || x.stride(0) == k)) return x;
   Tensor out = Tensor::empty({m, k}, DType::f32);
-  const int64_t s0 = x.stride(0), s1 = x.stride(1);
-  for (int64_t i = 0; i < m; ++i) {
-    float* o = out.data_as<float>() + i * k;
-    switch (x.dtype()) {
-      case DType::f32: {
-        const float* src = x.data_as<const float>() + i * s0;
-        for (int64_t j = 0; j < k; ++j) o[j] = src[j * s1];
-        break;
-      }
-      case DType::bf16: {
-        const uint16_t* src = x.data_as<const uint16_t>() + i * s0;
-        for (int64_t j = 0; j < k; ++j) o[j] = std::bit_cast<float>(static_cast<uint32_t>(src[j * s1]) << 16);
-        break;
-      }
-      default: {
-        const uint16_t* src = x.data_as<const uint16_t>() + i * s0;
-        for (int64_t j = 0; j < k; ++j) o[j] = f16_to_f32(src[j * s1]);
-        break;
-      }
-    }
-  }
+  const int64_t es = static_cast<int64_t>(dtype_size(x.dtype()));
+  for (int64_t i = 0; i < m; ++i)
+    widen_row(x.dtype(), static_cast<const uint8_t*>(x.data()) + i * x.stride(0) * es, x.stride(1), k,
+              out.data_as<float>() + i * k);
   return out;
 }
 

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "backends/cpu/cpu_ops.h"
+#include "backends/cpu/float_rows.h"
 #include "fourfold/dtype.h"
 #include "fourfold/parallel.h"
 
@@ -151,9 +152,8 @@ class Attention {
     const int64_t es = static_cast<int64_t>(dtype_size(t));
     const uint8_t* q = static_cast<const uint8_t*>(a_.q.data()) +
                        (rows.b * a_.q.stride(0) + h * a_.q.stride(1) + i * a_.q.stride(2)) * es;
-    const int64_t step = a_.q.stride(3) * es;
     float* dst = w.q.data() + r * p_.e_pad;
-    for (int64_t c = 0; c < p_.e; ++c) dst[c] = static_cast<float>(load_as_double(t, q + c * step));   // exact for f32/bf16/f16
+    widen_row(t, q, a_.q.stride(3), p_.e, dst);
     std::fill(dst + p_.e, dst + p_.e_pad, 0.0f);
     w.limit[r] = key_limit(a_.causal, i, p_.l, p_.s);
     if (a_.mask != nullptr) {
@@ -200,9 +200,11 @@ class Attention {
     const int64_t es = static_cast<int64_t>(dtype_size(t));
     uint8_t* out = static_cast<uint8_t*>(a_.out.data()) +
                    (rows.b * a_.out.stride(0) + h * a_.out.stride(1) + i * a_.out.stride(2)) * es;
-    const float inv = l == 0.0f ? 0.0f : 1.0f / l;
-    const int64_t step = a_.out.stride(3) * es;
-    for (int64_t c = 0; c < p_.ev; ++c) store_from_double(t, out + c * step, l == 0.0f ? 0.0f : acc[c] * inv);   // f32 value: rounds once
+    if (l == 0.0f) {   // zero bits are +0 in every dtype
+      for (int64_t c = 0; c < p_.ev; ++c) std::memset(out + c * a_.out.stride(3) * es, 0, static_cast<size_t>(es));
+      return;
+    }
+    narrow_row(t, acc, 1.0f / l, p_.ev, out, a_.out.stride(3));
   }
 
   // The chunks' states of one tile rescaled to their common max and summed, in chunk order (deterministic).

@@ -306,6 +306,39 @@ TEST(AttentionKernels, PrefillKeepsWeightsF32) {
   }
 }
 
+// The general tile (more than 8 query rows) runs Q K^T and P V on the GEMM register tile, a block of 64 keys
+// at a time, only for the rows a block reaches: full 64-row tiles against several blocks, a partial last block
+// and the causal prefix of rows a block has passed (both corners); and rows inside a tile whose mask hides a
+// whole block (their P row is zeroed, the running state untouched) while the rows around them attend it.
+TEST(AttentionKernels, PrefillTileBlocks) {
+  uint64_t seed = 950;
+  for (DType dtype : {DType::f32, DType::bf16, DType::f16})
+    for (CausalMode causal : {CausalMode::top_left, CausalMode::lower_right}) {
+      Case c;
+      c.hk = 2, c.hq = 16, c.l = 24, c.s = 150, c.e = 72, c.ev = 40, c.causal = causal, c.dtype = dtype;
+      check_case(c, seed++);
+    }
+  for (DType dtype : {DType::f32, DType::bf16}) {
+    Case c;
+    c.hk = 1, c.hq = 8, c.l = 16, c.s = 200, c.e = 64, c.ev = 48, c.dtype = dtype;
+    Inputs in = make_inputs(c, seed++);
+    std::vector<double> bits(static_cast<size_t>(c.l * c.s));
+    for (int64_t i = 0; i < c.l; ++i)
+      for (int64_t j = 0; j < c.s; ++j) {
+        const bool hidden = (i % 2 == 1 && j >= 64 && j < 128) || (i == 4 && j < 64) || (i == 9 && j >= 128);
+        bits[static_cast<size_t>(i * c.s + j)] = hidden ? 0.0 : 1.0;
+      }
+    in.mask = Tensor::from_vector(bits, {c.l, c.s}, DType::boolean).expand({1, c.hq, c.l, c.s});
+    const Tensor want = run(reference_kernels().scaled_dot_product_attention, in, "reference");
+    for (cpu::Isa isa : cpu::host_isas()) {
+      cpu::ScopedIsa level(isa);
+      EXPECT_TRUE(all_close(run(dedicated_kernels()->scaled_dot_product_attention, in, "dedicated"), want,
+                            rtol_for(dtype), atol_for(dtype)))
+          << cpu::isa_name(isa) << " " << dtype_name(dtype);
+    }
+  }
+}
+
 // Through the op: the dedicated tier runs at the active level (GQA, a bool mask broadcast from [L, S]).
 TEST(AttentionKernels, OpRoutesToTheDedicatedTier) {
   const Tensor q = testing::randn({1, 8, 4, 32}, DType::bf16, 800);

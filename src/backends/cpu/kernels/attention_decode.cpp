@@ -1,8 +1,8 @@
 // scaled_dot_product_attention's decode tile, compiled once per ISA: up to 8 query rows (4 at the scalar level; one token's q heads
 // sharing a KV head: GQA folded) against a range of keys, each K and V row read once from memory and used by
-// every row while it is in registers. The general tile (attention.cpp) instead scores and weighs row by row,
-// re-reading each block from cache once per row and summing every dot product horizontally; with one query row
-// per head the arithmetic per cache byte is what bounds decode, so here:
+// every row while it is in registers. The general tile (attention.cpp) instead packs each block of K and V into
+// GEMM panels, which pays only when many rows reuse them; with one query row per head the arithmetic per cache
+// byte is what bounds decode, so here:
 //   - scores: RB rows x KB keys (RB * KB = kLanes) accumulate in kLanes vectors, each K vector (widened in
 //     registers, or raw bf16 for vdpbf16ps) loaded once for the RB rows; one fold per kLanes dot products
 //     (attention_shared.h) leaves them in one vector, stored whole: scores are key-major, [key][row].
@@ -257,7 +257,7 @@ void weigh_block(const AttnTile& t, Rows& w, const uint8_t* v, int nk) {
 
 template <RowType T, int RB>
 void decode(const AttnTile& t) {
-  // Scratch: q rows where the general tile widens K, scores where it widens V, accumulators after the scores.
+  // Scratch (attn_scratch_floats): q rows, then the scores, then the accumulators and the bf16 q rows.
   float* q = t.scratch;
   float* scores = t.scratch + kAttnKeyBlock * t.e_pad;
   Rows w{q, nullptr, scores, scores + kBlock * kMaxRows, {}, {}};

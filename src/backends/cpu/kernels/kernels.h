@@ -71,10 +71,10 @@ struct GemmOut {
   int64_t bias_stride;
 };
 // ---- scaled_dot_product_attention: one tile of query rows (sharing one KV head) against a range of keys,
-// with online softmax. K and V rows are read through a row stride (a narrowed KV cache), widened to f32 a
-// block of kAttnKeyBlock keys at a time, and each block's scores are folded into the rows' running state.
+// with online softmax. K and V rows are read through a row stride (a narrowed KV cache) a block of
+// kAttnKeyBlock keys at a time, and each block's scores are folded into the rows' running state.
 inline constexpr int kAttnMaxRows = 64;     // query rows per tile: GQA group 8 x 8 decode rows in one pass
-inline constexpr int kAttnKeyBlock = 64;    // keys widened and scored together
+inline constexpr int kAttnKeyBlock = 64;    // keys scored together
 inline constexpr int kAttnPad = 16;         // e_pad and ev_pad are multiples of this (the widest vector)
 
 enum class AttnMask : int { none = 0, boolean = 1, additive = 2 };
@@ -101,10 +101,18 @@ struct AttnTile {
   float* scratch;                 // attn_scratch_floats(e_pad, ev_pad) floats
 };
 
+// Query rows of the general tile's packed Q and P panels: kAttnMaxRows rounded up to every level's register
+// tile height (4, 6, 12).
+inline constexpr int kAttnPanelRows = 72;
+
 inline int64_t attn_scratch_floats(int64_t e_pad, int64_t ev_pad) {
-  // widened K and V blocks, the tile's scores, and room for [kAttnMaxRows, ev_pad + 16] accumulators (the
-  // decode tile keeps its own after its scores; the dropped bf16-P tile kept a rearranged copy there)
-  return kAttnKeyBlock * (e_pad + ev_pad) + kAttnMaxRows * kAttnKeyBlock + kAttnMaxRows * (ev_pad + 16);
+  // The decode tile: its q rows, scores, and [kAttnMaxRows, ev_pad + 16] accumulators and bf16 q rows.
+  const int64_t decode = kAttnKeyBlock * (e_pad + ev_pad) + kAttnMaxRows * kAttnKeyBlock + kAttnMaxRows * (ev_pad + 16);
+  // The general tile: packed Q, K, V and P panels, the scores, bf16 q rows, each region 64-byte aligned.
+  const int64_t general = kAttnPanelRows * e_pad + kAttnKeyBlock * e_pad + kAttnKeyBlock * (ev_pad + 16) +
+                          kAttnPanelRows * kAttnKeyBlock + kAttnMaxRows * kAttnKeyBlock +
+                          kAttnMaxRows * (e_pad + 16) / 2 + 6 * 16;
+  return decode > general ? decode : general;
 }
 
 // One row of rms_norm (kernels/rms_norm.cpp): h = x (+ residual), sum_out = h rounded to the row's type when

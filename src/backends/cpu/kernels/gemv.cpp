@@ -174,8 +174,8 @@ void epilogue_store(void* p, RowType type, int64_t i, float v) {
 }
 
 // Weight rows [n0, n0 + R) against all M activation rows. The main loop takes one 64-byte line of each row
-// per step and (fp8) prefetches the same line of the next R rows: the hardware prefetchers restart at every
-// row, and a look-ahead of one row group covers short and long rows alike (shared/MACHINE.md).
+// per step and prefetches ahead (see kRowGroupAhead): the hardware prefetchers alone restart at every row and
+// leave a single thread well short of the read bandwidth (shared/MACHINE.md).
 // Sums run per lane over blocks of kGemvKBlock (or 128), then across blocks (where the fp8 scale applies), then
 // across lanes: two-level summation keeps the f32 error of a K = 28672 row near that of a short one. Each row's
 // arithmetic is the same whatever R (and whichever thread runs it), so results do not depend on the thread count.
@@ -183,9 +183,15 @@ template <GemvWeight W, int M, int R>
 void rows(const GemvPlan& p, int64_t n0) {
   constexpr int64_t es = weight_size(W);
   constexpr int64_t line = kLineBytes / es;   // weights per line
-  // Measured at M = 1 on [14336, 4096] and [4096, 14336], interleaved (2026-11-30): the look-ahead makes fp8
-  // rows 1.3-1.4x faster but bf16 rows 10-25% slower at one thread, so only fp8 weights take it.
-  constexpr bool kPrefetch = es == 1;
+  // Two software prefetches, measured at M = 1 interleaved (2026-11-30). fp8 rows ask for the same line of the
+  // rows R later into L1 (1.3-1.4x faster on [14336, 4096] and [4096, 14336]; within-row look-ahead lost 25%
+  // on the fp8 lm_head). bf16, f16 and f32 rows lost 10-25% that way (R rows' lines land in L1 long before
+  // use); they ask instead for the line kAheadBytes further along their own row (the next row's start near
+  // the end) into L2: [128256, 2048] bf16 62% -> 85% of the read probe (median of 5, one thread), [8192, 3072]
+  // 1.13x; in-cache [512, 2048] and compute-bound M = 4 unchanged.
+  constexpr bool kRowGroupAhead = es == 1;
+  constexpr int64_t kAheadBytes = 2048;
+
   const int64_t k_size = p.k;
   const uint8_t* w[R];
   const uint8_t* ahead[R];     // the rows R later (this row again past the last)
@@ -225,7 +231,8 @@ void rows(const GemvPlan& p, int64_t n0) {
     int64_t k = k0;
     for (; k + line <= k_end; k += line) {
       for (int r = 0; r < R; ++r) {
-        if constexpr (kPrefetch) __builtin_prefetch(ahead[r] + es * k);
+        if constexpr (kRowGroupAhead) __builtin_prefetch(ahead[r] + es * k);
+        else __builtin_prefetch(w[r] + es * k + kAheadBytes, 0, 2);   // never faults, even past the weights
         note_codes<W>(seen[r], w[r] + k, kLineBytes);
       }
       for (int64_t j = 0; j < line; j += kLanes) step(acc, k + j, kLanes);

@@ -67,14 +67,6 @@ int64_t row_offset(const Tensor& t, int64_t r) {
   return off;
 }
 
-// Round to nearest even on the top 16 bits, NaN kept quiet: the same bits as f32_to_bf16, inlined so that the
-// store loop has no call in it.
-inline uint16_t round_to_bf16(float v) {
-  const uint32_t u = std::bit_cast<uint32_t>(v);
-  if ((u & 0x7FFFFFFFu) > 0x7F800000u) return static_cast<uint16_t>((u >> 16) | 0x40u);
-  return static_cast<uint16_t>((u + 0x7FFFu + ((u >> 16) & 1u)) >> 16);
-}
-
 // Every fp8 code's value as f32 (exact: fp8 values are f32 values): a widening pass by lookup, as fast per
 // element as the bit arithmetic a framework's cast uses.
 const float* fp8_values(DType dtype) {
@@ -105,7 +97,7 @@ void load_row(DType dtype, const uint8_t* src, int64_t inner, float* dst, int64_
     }
     case DType::bf16: {
       const auto* s = reinterpret_cast<const uint16_t*>(src);
-      for (int64_t i = 0; i < n; ++i) dst[i] = std::bit_cast<float>(static_cast<uint32_t>(s[i * inner]) << 16);
+      for (int64_t i = 0; i < n; ++i) dst[i] = bf16_to_f32(s[i * inner]);
       return;
     }
     case DType::f16: {
@@ -130,7 +122,7 @@ void store_row(const float* src, DType dtype, uint8_t* dst, int64_t inner, int64
     }
     case DType::bf16: {
       auto* d = reinterpret_cast<uint16_t*>(dst);
-      for (int64_t i = 0; i < n; ++i) d[i * inner] = round_to_bf16(src[i]);
+      for (int64_t i = 0; i < n; ++i) d[i * inner] = f32_to_bf16(src[i]);
       return;
     }
     case DType::f16: {

@@ -23,7 +23,7 @@
 
 #include "backends/cpu/kernels/fp8.h"
 #include "backends/cpu/kernels/kernels.h"
-#include "fourfold/dtype.h"   // out-of-line f16 conversions for the scalar level
+#include "fourfold/dtype.h"   // bf16 conversions (inline); out-of-line f16 ones for the scalar level
 
 namespace fourfold::cpu::FOURFOLD_ISA_NAMESPACE {
 namespace {
@@ -56,21 +56,6 @@ inline vf splat(float v) {
 #endif
 }
 
-inline float bf16_bits_to_f32(uint16_t h) {
-  const uint32_t u = static_cast<uint32_t>(h) << 16;
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-
-// Round to nearest even; NaN stays NaN (quieted).
-inline uint16_t f32_to_bf16_bits(float f) {
-  uint32_t u;
-  std::memcpy(&u, &f, 4);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return static_cast<uint16_t>((u >> 16) | 0x40);
-  return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-}
-
 inline float half_to_f32(uint16_t h) {
 #if defined(__F16C__)
   return _cvtsh_ss(h);
@@ -101,7 +86,7 @@ inline float load(const uint8_t* base, int64_t i) {
   } else {
     uint16_t h;
     std::memcpy(&h, base + i * 2, 2);
-    return T == RowType::bf16 ? bf16_bits_to_f32(h) : half_to_f32(h);
+    return T == RowType::bf16 ? bf16_to_f32(h) : half_to_f32(h);
   }
 }
 
@@ -110,7 +95,7 @@ inline void store(uint8_t* base, int64_t i, float v) {
   if constexpr (T == RowType::f32) {
     std::memcpy(base + i * 4, &v, 4);
   } else {
-    const uint16_t h = T == RowType::bf16 ? f32_to_bf16_bits(v) : f32_to_half(v);
+    const uint16_t h = T == RowType::bf16 ? f32_to_bf16(v) : f32_to_half(v);
     std::memcpy(base + i * 2, &h, 2);
   }
 }
@@ -305,7 +290,7 @@ template <bool Pairs>
     for (int i = 0; i < kMr; ++i) {
       uint32_t bits;
       std::memcpy(&bits, a + i, 4);
-      const float a_lo = bf16_bits_to_f32(static_cast<uint16_t>(bits)), a_hi = bf16_bits_to_f32(static_cast<uint16_t>(bits >> 16));
+      const float a_lo = bf16_to_f32(static_cast<uint16_t>(bits)), a_hi = bf16_to_f32(static_cast<uint16_t>(bits >> 16));
       acc0[i] += splat(a_hi) * b0_hi;
       acc1[i] += splat(a_hi) * b1_hi;
       acc0[i] += splat(a_lo) * b0_lo;

@@ -10,6 +10,7 @@
 #include <limits>
 #include <vector>
 
+#include "backends/cpu/float_rows.h"
 #include "backends/cpu/gemm.h"
 #include "backends/cpu/isa.h"
 #include "fourfold/parallel.h"
@@ -89,52 +90,16 @@ void load_row(DType dtype, const uint8_t* src, int64_t inner, float* dst, int64_
     for (int64_t i = 0; i < n; ++i) dst[i] = values[src[i * inner]];
     return;
   }
-  switch (dtype) {
-    case DType::f32: {
-      const auto* s = reinterpret_cast<const float*>(src);
-      for (int64_t i = 0; i < n; ++i) dst[i] = s[i * inner];   // strided: contiguous rows took the loop above
-      return;
-    }
-    case DType::bf16: {
-      const auto* s = reinterpret_cast<const uint16_t*>(src);
-      for (int64_t i = 0; i < n; ++i) dst[i] = bf16_to_f32(s[i * inner]);
-      return;
-    }
-    case DType::f16: {
-      const auto* s = reinterpret_cast<const uint16_t*>(src);
-      for (int64_t i = 0; i < n; ++i) dst[i] = f16_to_f32(s[i * inner]);
-      return;
-    }
-    default: {
-      const size_t es = dtype_size(dtype);
-      for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<float>(load_as_double(dtype, src + i * inner * es));
-    }
-  }
+  if (computes(dtype)) return cpu::widen_row(dtype, src, inner, n, dst);   // strided: contiguous took the loop above
+  const size_t es = dtype_size(dtype);
+  for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<float>(load_as_double(dtype, src + i * inner * es));
 }
 
 void store_row(const float* src, DType dtype, uint8_t* dst, int64_t inner, int64_t n) {
   if (inner == 1 && computes(dtype)) return loops().narrow(src, cpu::row_type(dtype), dst, n);
-  switch (dtype) {
-    case DType::f32: {
-      auto* d = reinterpret_cast<float*>(dst);
-      for (int64_t i = 0; i < n; ++i) d[i * inner] = src[i];   // strided: contiguous rows took the loop above
-      return;
-    }
-    case DType::bf16: {
-      auto* d = reinterpret_cast<uint16_t*>(dst);
-      for (int64_t i = 0; i < n; ++i) d[i * inner] = f32_to_bf16(src[i]);
-      return;
-    }
-    case DType::f16: {
-      auto* d = reinterpret_cast<uint16_t*>(dst);
-      for (int64_t i = 0; i < n; ++i) d[i * inner] = f32_to_f16(src[i]);
-      return;
-    }
-    default: {
-      const size_t es = dtype_size(dtype);
-      for (int64_t i = 0; i < n; ++i) store_from_double(dtype, dst + i * inner * es, src[i]);
-    }
-  }
+  if (computes(dtype)) return cpu::narrow_row(dtype, src, 1.0f, n, dst, inner);   // strided
+  const size_t es = dtype_size(dtype);
+  for (int64_t i = 0; i < n; ++i) store_from_double(dtype, dst + i * inner * es, src[i]);
 }
 
 template <class T>

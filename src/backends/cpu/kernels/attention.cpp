@@ -14,10 +14,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include <immintrin.h>   // the AVX512-BF16 q conversion
-
 #include "backends/cpu/kernels/kernels.h"
-#include "backends/cpu/kernels/attention_shared.h"   // prefetch, mask values; the decode tile
+#include "backends/cpu/kernels/attention_shared.h"   // prefetch, mask values, bf16 q rows; the decode tile
 #include "backends/cpu/kernels/vec.h"   // lanes, vector types, loads and stores
 
 namespace fourfold::cpu::FOURFOLD_ISA_NAMESPACE {
@@ -83,18 +81,6 @@ bool online_update(float* s, int n_pad, float& m, float& l, float* acc, int64_t 
 }
 
 
-#if defined(__AVX512BF16__)
-// q rows (f32, zero-padded to e_pad) as bf16 rows of e32 elements, for the pair packing (q has K's dtype, so
-// the rounding is exact).
-void q_to_bf16(const float* q, int rows, int64_t e_pad, int64_t e32, uint16_t* out) {
-  for (int r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < e32; c += 32) {
-      const __m512 lo = c < e_pad ? _mm512_loadu_ps(q + r * e_pad + c) : _mm512_setzero_ps();
-      const __m512 hi = c + 16 < e_pad ? _mm512_loadu_ps(q + r * e_pad + c + 16) : _mm512_setzero_ps();
-      _mm512_storeu_si512(out + r * e32 + c, (__m512i)_mm512_cvtne2ps_pbh(hi, lo));
-    }
-}
-#endif
 
 // The tile's scratch regions, each 64-byte aligned (the GEMM micro-kernel loads its B panels aligned).
 struct Scratch {
@@ -161,9 +147,9 @@ void attention_tile(const AttnTile& t) {
                  kAttnKeyBlock, false);
     }
     // P = exp(S - running max), row by row; a row this block adds nothing to gets P = 0.
+    const vf scale = splat(t.scale);
     for (int r = lo; r < hi; ++r) {
       float* s = w.scores + r * kAttnKeyBlock;
-      const vf scale = splat(t.scale);
       for (int j = 0; j < n_pad; j += kLanes) storeu(s + j, loadu(s + j) * scale);
       mask_scores(t, r, j0, nk, n_pad, s);
       if (t.key_limit[r] <= j0 || !online_update(s, n_pad, t.m[r], t.l[r], t.acc + r * t.ev_pad, t.ev_pad))

@@ -278,9 +278,7 @@ void decode(const AttnTile& t) {
   constexpr bool dp = T == RowType::bf16;
   uint16_t* q16 = reinterpret_cast<uint16_t*>(w.acc + RB * t.ev_pad);
   if constexpr (dp) {
-    const int64_t e32 = (t.e + 31) / 32 * 32;
-    for (int r = 0; r < RB; ++r)
-      for (int64_t c = 0; c < e32; ++c) q16[r * e32 + c] = c < t.e ? f32_to_bf16(q[r * t.e_pad + c]) : 0;
+    q_to_bf16(q, RB, t.e_pad, (t.e + 31) / 32 * 32, q16);
     w.q16 = q16;
   }
 #endif

@@ -1,13 +1,13 @@
 // Pieces shared by attention.cpp (the general tile) and attention_decode.cpp (few query rows): summing kLanes
-// dot products at once, prefetching the next key block, reading a mask element. Included only by those kernel
-// files, inside fourfold::cpu::<level>; the anonymous namespace keeps each level's copy internal.
+// dot products at once, prefetching the next key block, reading a mask element, q rows as bf16. Included only
+// by those kernel files, inside fourfold::cpu::<level>; the anonymous namespace keeps each level's copy internal.
 #pragma once
 
 #include <algorithm>
 #include <cstring>
 #include <utility>
 
-#include <immintrin.h>   // _mm_prefetch (SSE, every level)
+#include <immintrin.h>   // _mm_prefetch (SSE, every level); the AVX512-BF16 q conversion
 
 #include "backends/cpu/kernels/kernels.h"
 #include "backends/cpu/kernels/vec.h"
@@ -72,6 +72,19 @@ inline float mask_value(const uint8_t* p, RowType type) {
   std::memcpy(&h, p, 2);
   return type == RowType::bf16 ? bf16_to_f32(h) : f16_to_f32(h);
 }
+
+#if defined(__AVX512BF16__)
+// q rows (f32, zero-padded to e_pad) as bf16 rows of e32 (e rounded up to 32) elements, zeros past e_pad: what
+// vdpbf16ps takes (q has K's dtype, so the rounding is exact).
+void q_to_bf16(const float* q, int rows, int64_t e_pad, int64_t e32, uint16_t* out) {
+  for (int r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < e32; c += 32) {
+      const __m512 lo = c < e_pad ? _mm512_loadu_ps(q + r * e_pad + c) : _mm512_setzero_ps();
+      const __m512 hi = c + 16 < e_pad ? _mm512_loadu_ps(q + r * e_pad + c + 16) : _mm512_setzero_ps();
+      _mm512_storeu_si512(out + r * e32 + c, (__m512i)_mm512_cvtne2ps_pbh(hi, lo));
+    }
+}
+#endif
 
 }  // namespace
 }  // namespace fourfold::cpu::FOURFOLD_ISA_NAMESPACE

@@ -1,12 +1,14 @@
 // grouped_mm on the generic tier and the dedicated tier (every host ISA level) against the reference: all four
 // cases, uneven groups with empty and one-row groups, the transposed (K-contiguous) b of checkpoint weights and
 // the plain layout, rows or columns past offs[G-1] left as they were (NaN-poisoned out), f32 out under bf16,
-// NaN/inf, non-contiguous a, 1 vs 2 threads giving the same bytes; and the dot-tile kernel's fp8 weight path
+// NaN/inf, non-contiguous a, prefill groups across the packed GEMM's tile edges, 1 vs 2 threads giving the
+// same bytes; and the dot-tile kernel's fp8 weight path
 // (moe_experts) on every e4m3 code and across 128x128 scale blocks.
 #include <cmath>
 #include <functional>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "backends/cpu/isa.h"
@@ -151,6 +153,39 @@ TEST(GroupedMmKernels, DecodeAndUnevenGroups) {
   }
 }
 
+// Prefill groups (more rows than the decode loops take) run the packed GEMM's tiles: a group taller than one
+// tile (300 > 288 rows), N past one tile's 256 columns and not a multiple of the register tile, K past one
+// 512-deep block with an odd tail, next to empty, GEMV-sized and barely-GEMM-sized groups; and a 3-D a.
+TEST(GroupedMmKernels, PrefillGroupsAcrossTheGemmTileEdges) {
+  const int64_t k = 601, n = 300;
+  const std::vector<double> offs = {0, 3, 303, 308, 325, 325};
+  const int64_t groups = static_cast<int64_t>(offs.size()), rows = 330;
+  for (DType dtype : {DType::bf16, DType::f32}) {
+    const Tensor b = randn({groups, n, k}, dtype, 12, 0.05).transpose(1, 2);
+    const Problem flat{randn({rows, k}, dtype, 11), b, Tensor::from_vector(offs, {groups}, DType::i32), {rows, n}};
+    const Problem batched{randn({2, 20, k}, dtype, 13), randn({2, n, k}, dtype, 14, 0.05).transpose(1, 2),
+                          std::nullopt, {2, 20, n}};
+    for (const Problem* p : {&flat, &batched}) {
+      const Ran want = run("reference", *p, DType::f32);   // the float64 sums rounded once, to f32
+      for (DType out_dtype : {dtype, DType::f32})
+        for (cpu::Isa isa : cpu::host_isas()) {
+          SCOPED_TRACE(::testing::Message() << dtype_name(dtype) << " out " << dtype_name(out_dtype) << " "
+                                            << cpu::isa_name(isa) << (p == &flat ? " 2-D a" : " 3-D a"));
+          cpu::ScopedIsa level(isa);
+          const Ran got = run("dedicated", *p, out_dtype);
+          EXPECT_EQ(got.tier, Tier::dedicated);
+          // bf16 out: within one bf16 ulp of the f32-rounded sums (f32 sums of 601 products may round to the
+          // other neighbour).
+          EXPECT_TRUE(out_dtype == DType::f32 ? matches(got, want, out_dtype) : all_close(got.out, want.out, 0x1p-7, 1e-3));
+          if (p == &flat) {   // rows 325.. lie past offs[G-1]: left as they were
+            const std::vector<double> v = got.out.to_vector();
+            EXPECT_TRUE(std::isnan(v[static_cast<size_t>(325 * n)]) && std::isnan(v.back()));
+          }
+        }
+    }
+  }
+}
+
 TEST(GroupedMmKernels, NaNInfAndNonContiguousA) {
   Problem p = make(GroupedMmCase::a2d_b3d, DType::f32, true, 9);
   Tensor a = p.a.clone();
@@ -167,14 +202,19 @@ TEST(GroupedMmKernels, NaNInfAndNonContiguousA) {
 
 TEST(GroupedMmKernels, OneAndTwoThreadsGiveTheSameBytes) {
   const int previous = num_threads();
-  for (GroupedMmCase c : kCases) {
-    const Problem p = make(c, DType::bf16, true, 31);
+  std::vector<std::pair<std::string, Problem>> problems;
+  for (GroupedMmCase c : kCases) problems.emplace_back(case_name(c), make(c, DType::bf16, true, 31));
+  // GEMM tiles of uneven groups, claimed by the threads in another order on every run.
+  problems.emplace_back("prefill", Problem{randn({700, 300}, DType::bf16, 32),
+                                           randn({4, 200, 300}, DType::bf16, 33, 0.1).transpose(1, 2),
+                                           Tensor::from_vector({2, 302, 640, 700}, {4}, DType::i32), {700, 200}});
+  for (const auto& [name, p] : problems) {
     set_num_threads(1);
     const Ran one = run("dedicated", p, DType::bf16);
     set_num_threads(2);
     const Ran two = run("dedicated", p, DType::bf16);
     EXPECT_EQ(two.tier, Tier::dedicated);
-    EXPECT_TRUE(testing::bit_equal(one.out, two.out)) << case_name(c);
+    EXPECT_TRUE(testing::bit_equal(one.out, two.out)) << name;
   }
   set_num_threads(previous);
 }

@@ -1,7 +1,8 @@
 // moe_block and moe_experts: against a hand loop written here (float64, Qwen3-MoE semantics) on small cases on
 // every tier of moe_experts (dedicated at every host ISA level), bf16 tiers against the reference, fp8 experts
 // on every tier, routing edge cases
-// (tokens without rows, a token twice in one expert, empty experts), 1 vs 2 threads, and bad arguments
+// (tokens without rows, a token twice in one expert, empty experts), prefill-sized experts across the packed
+// GEMM's tile edges, 1 vs 2 threads, and bad arguments
 // naming the op and the argument.
 #include <algorithm>
 #include <cmath>
@@ -183,6 +184,44 @@ TEST(MoeBlock, Fp8ExpertsOnTheReferenceAndGenericTiers) {
       cpu::ScopedIsa level(isa);
       EXPECT_TRUE(all_close(block_on("dedicated", m, 2, true, Tier::dedicated), want, rtol, atol)) << cpu::isa_name(isa);
     }
+  }
+}
+
+// Prefill-sized experts run the packed GEMM's tiles: an expert of more rows than one tile (292 > 288), an
+// intermediate size past one 256-column tile and (down's K) one 512-deep K block, a hidden size cut into
+// several down column tiles, 128x128 fp8 scale blocks split across tiles; next to experts of a few rows (the decode dot tiles) and empty ones. Both
+// phases' results also come out the same bytes on 1 and 2 threads.
+TEST(MoeExperts, PrefillExpertsAcrossTheGemmTileEdges) {
+  const int64_t tokens = 292, hidden = 200, inter = 530;
+  // Rows sorted by expert: expert 0 takes every token, 1 is empty, 2 takes tokens 5..24, 3 takes 3 tokens.
+  std::vector<double> token, weight;
+  for (int64_t t = 0; t < tokens; ++t) token.push_back(static_cast<double>(t));
+  for (int64_t t = 5; t < 25; ++t) token.push_back(static_cast<double>(t));
+  for (double t : {7.0, 0.0, 291.0}) token.push_back(t);
+  for (size_t r = 0; r < token.size(); ++r) weight.push_back(0.25 + 0.5 * static_cast<double>(r % 3));
+  const int64_t rows = static_cast<int64_t>(token.size());
+  const Tensor token_of_row = Tensor::from_vector(token, {rows}, DType::i32);
+  const Tensor row_weight = Tensor::from_vector(weight, {rows}, DType::f32);
+  const Tensor offs = Tensor::from_vector({292, 292, 312, 315}, {4}, DType::i32);
+  for (bool fp8 : {false, true}) {
+    SCOPED_TRACE(fp8 ? "fp8 experts" : "bf16 experts");
+    const Model m = make(tokens, hidden, inter, 4, DType::bf16, fp8, 120);
+    const auto on = [&](const char* tier) {
+      ScopedPolicy scope(experts_on(tier));
+      return moe_experts(m.x, m.w, token_of_row, row_weight, offs);
+    };
+    const Tensor want = on("reference");
+    const int previous = num_threads();
+    for (cpu::Isa isa : cpu::host_isas()) {
+      cpu::ScopedIsa level(isa);
+      set_num_threads(1);
+      const Tensor one = on("dedicated");
+      set_num_threads(2);
+      const Tensor two = on("dedicated");
+      EXPECT_TRUE(all_close(two, want, 2e-2, 2e-3)) << cpu::isa_name(isa);
+      EXPECT_TRUE(testing::bit_equal(one, two)) << cpu::isa_name(isa);
+    }
+    set_num_threads(previous);
   }
 }
 

@@ -63,18 +63,21 @@ bool softmax_backward_covers(const SoftmaxBackwardArgs& args);
 void softmax_backward(const SoftmaxBackwardArgs& args, bool log, const SoftmaxBackwardPieces& pieces);
 // grouped_mm and moe_experts: f32 or bf16 with K-contiguous rows of A and B^T (a checkpoint's [out, in]
 // weights, passed to grouped_mm as the transposed view; moe_experts' experts may also be fp8 e4m3fn with
-// 128x128 block scales); other layouts fall back to the generic tier.
+// 128x128 block scales); other layouts fall back to the generic tier. Groups (experts) of a few rows
+// take the decode loops: they stream each weight row once (grouped_mm with a 2-D a: the decode GEMV's
+// rows; moe_experts and 3-D a: dot tiles); larger ones take the packed GEMM's tiles.
 using DotTileFn = void (*)(const DotTile&);
-bool grouped_mm_covers(const GroupedMmArgs& args);
-// Groups of at most kGemvMaxM rows with a 2-D a (MoE decode) take the decode GEMV's row loops (`rows`): they
-// stream the weight rows nearer the read bandwidth than the dot tile does; the rest take dot tiles.
 using GemvRowsFn = void (*)(const GemvPlan&, int64_t, int64_t);
-void grouped_mm(const GroupedMmArgs& args, DotTileFn dot, GemvRowsFn rows);
+struct GroupedPieces {
+  DotTileFn dot;
+  GemvRowsFn gemv;
+  GemmPieces gemm;
+  SiluMulFn silu_mul;   // moe_experts' silu(gate) * up
+};
+bool grouped_mm_covers(const GroupedMmArgs& args);
+void grouped_mm(const GroupedMmArgs& args, const GroupedPieces& pieces);
 bool moe_experts_covers(const MoeExpertsArgs& args);
-void moe_experts(const MoeExpertsArgs& args, DotTileFn dot);
-// An f32 tile [rows, cols] (row stride ldt) stored to out (f32 or bf16; strides in elements), rounding once.
-void store_tile(const float* tile, int64_t ldt, int64_t rows, int64_t cols, uint8_t* out, int64_t o_rs, int64_t o_cs,
-                DType dtype);
+void moe_experts(const MoeExpertsArgs& args, const GroupedPieces& pieces);
 // Decode GEMV (kernels/gemv.cpp), shared by linear / scaled_linear with M <= 8, scaled_mm with small M and
 // grouped_mm's small groups.
 // The plan's N rows split over the threads in one parallel region.

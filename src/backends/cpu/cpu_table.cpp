@@ -13,6 +13,7 @@ namespace {
                                                &cpu::isa::softmax_write_kept};                                    \
     static constexpr cpu::GemmPieces gemm = FOURFOLD_GEMM_PIECES(isa);                                            \
     static constexpr cpu::AttentionPieces attention{&cpu::isa::attention_tile};                                  \
+    static constexpr cpu::GroupedPieces grouped{&cpu::isa::dot_tile, &cpu::isa::gemv_rows, gemm, &cpu::isa::silu_mul}; \
     KernelTable t;                                                                                                \
     /* linear: the decode GEMV up to kLinearDecodeMaxRows rows (and every scaled_linear it covers), else the  \
        packed prefill GEMM. */                                                                                    \
@@ -45,10 +46,10 @@ namespace {
     t.rotary_embedding = {[](const RotaryArgs& a) { cpu::rotary_embedding(a, &cpu::isa::rotary_row); },            \
                           &cpu::rotary_embedding_covers, #isa};                                                    \
     t.silu_mul = {[](const BinaryArgs& a) { cpu::silu_mul(a, &cpu::isa::silu_mul); }, &cpu::silu_mul_covers, #isa}; \
-    t.grouped_mm = {[](const GroupedMmArgs& a) { cpu::grouped_mm(a, &cpu::isa::dot_tile, &cpu::isa::gemv_rows); },    \
+    t.grouped_mm = {[](const GroupedMmArgs& a) { cpu::grouped_mm(a, grouped); },    \
                     &cpu::grouped_mm_covers,                                                                      \
                     #isa};                                                                                        \
-    t.moe_experts = {[](const MoeExpertsArgs& a) { cpu::moe_experts(a, &cpu::isa::dot_tile); },                   \
+    t.moe_experts = {[](const MoeExpertsArgs& a) { cpu::moe_experts(a, grouped); },                   \
                      &cpu::moe_experts_covers, #isa};                                                             \
     /* scaled_mm: the decode GEMV for the few-row b = W^T calls it covers, else the packed GEMM. */               \
     t.scaled_mm = {[](const ScaledMmArgs& a) {                                                                    \

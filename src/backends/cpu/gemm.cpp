@@ -31,11 +31,16 @@ struct FreeDeleter {
 };
 using Buffer = std::unique_ptr<float, FreeDeleter>;
 
-// A 64-byte aligned buffer of at least `count` floats, one per slot and thread, kept between calls: a fresh
-// allocation of this size is an mmap whose page faults and zeroing cost a tenth of a small prefill GEMM.
-float* scratch(int slot, int64_t count) {
-  thread_local Buffer buffers[3];
-  thread_local int64_t sizes[3] = {0, 0, 0};
+int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
+int64_t ceil_div(int64_t v, int64_t d) { return (v + d - 1) / d; }
+
+}  // namespace
+
+// Kept between calls: a fresh allocation of this size is an mmap whose page faults and zeroing cost a tenth of a
+// small prefill GEMM.
+float* gemm_scratch(int slot, int64_t count) {
+  thread_local Buffer buffers[kGemmScratchSlots];
+  thread_local int64_t sizes[kGemmScratchSlots] = {};
   if (sizes[slot] < count) {
     const size_t bytes = (static_cast<size_t>(std::max<int64_t>(count, 16)) * 4 + 63) / 64 * 64;
     buffers[slot].reset(static_cast<float*>(std::aligned_alloc(64, bytes)));
@@ -44,10 +49,28 @@ float* scratch(int slot, int64_t count) {
   return buffers[slot].get();
 }
 
-int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
-int64_t ceil_div(int64_t v, int64_t d) { return (v + d - 1) / d; }
-
-}  // namespace
+void gemm_tile_f32(const GemmProblem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, float* c, int64_t ldc,
+                   const GemmPieces& pieces) {
+  const int64_t tm = m1 - m0, tn = n1 - n0, mr = pieces.mr(), nr = pieces.nr();
+  const int64_t mc = std::min(round_up(kMcTarget, mr), round_up(tm, mr));
+  if (g.k == 0)
+    for (int64_t i = 0; i < tm; ++i) std::fill(c + i * ldc, c + i * ldc + tn, 0.0f);
+  const bool pairs = pieces.pairs_fast() && g.a.type == RowType::bf16 && g.b.type == RowType::bf16;
+  const auto pack_a = pairs ? pieces.pack_a_pairs : pieces.pack_a;
+  const auto pack_b = pairs ? pieces.pack_b_pairs : pieces.pack_b;
+  const auto block = pairs ? pieces.block_pairs : pieces.block;
+  float* const pa = gemm_scratch(0, mc * kKc);
+  float* const pb = gemm_scratch(1, round_up(tn, nr) * kKc);
+  for (int64_t k0 = 0; k0 < g.k; k0 += kKc) {
+    const int64_t kc = std::min(kKc, g.k - k0);
+    pack_b(g.b, k0, kc, n0, tn, pb);
+    for (int64_t i0 = 0; i0 < tm; i0 += mc) {
+      const int64_t rows = std::min(mc, tm - i0);
+      pack_a(g.a, m0 + i0, rows, k0, kc, pa);
+      block(pa, pb, rows, tn, kc, c + i0 * ldc, ldc, k0 > 0);
+    }
+  }
+}
 
 RowType row_type(DType dtype) {
   switch (dtype) {
@@ -98,7 +121,6 @@ void gemm(const std::vector<GemmProblem>& problems, const GemmPieces& pieces) {
   const int64_t mr = pieces.mr(), nr = pieces.nr();
   const int64_t mc_max = round_up(kMcTarget, mr);
   const int threads = num_threads();
-  const bool pairs_fast = pieces.pairs_fast();
 
   // Tile shapes. Several problems (bmm batches, linear_backward): the default shape, shrunk (columns first,
   // then rows) until there are two tiles per thread. One problem (linear): the fewest tiles of at most the
@@ -143,32 +165,14 @@ void gemm(const std::vector<GemmProblem>& problems, const GemmPieces& pieces) {
   }
   if (tiles.empty()) return;
   const int64_t ldc = round_up(max_n, 16);
-  const int64_t mc = std::min(mc_max, round_up(max_m, mr));
 
   parallel_for(0, static_cast<int64_t>(tiles.size()), 1, [&](int64_t begin, int64_t end) {
-    float* const pa = scratch(0, mc * kKc);
-    float* const pb = scratch(1, round_up(max_n, nr) * kKc);
-    float* const c = scratch(2, max_m * ldc);
+    float* const c = gemm_scratch(2, max_m * ldc);
     for (int64_t t = begin; t < end; ++t) {
       const Tile& tile = tiles[t];
       const GemmProblem& g = problems[tile.problem];
-      const int64_t tm = tile.m1 - tile.m0, tn = tile.n1 - tile.n0;
-      if (g.k == 0)
-        for (int64_t i = 0; i < tm; ++i) std::fill(c + i * ldc, c + i * ldc + tn, 0.0f);
-      const bool pairs = pairs_fast && g.a.type == RowType::bf16 && g.b.type == RowType::bf16;
-      const auto pack_a = pairs ? pieces.pack_a_pairs : pieces.pack_a;
-      const auto pack_b = pairs ? pieces.pack_b_pairs : pieces.pack_b;
-      const auto block = pairs ? pieces.block_pairs : pieces.block;
-      for (int64_t k0 = 0; k0 < g.k; k0 += kKc) {
-        const int64_t kc = std::min(kKc, g.k - k0);
-        pack_b(g.b, k0, kc, tile.n0, tn, pb);
-        for (int64_t i0 = 0; i0 < tm; i0 += mc) {
-          const int64_t rows = std::min(mc, tm - i0);
-          pack_a(g.a, tile.m0 + i0, rows, k0, kc, pa);
-          block(pa, pb, rows, tn, kc, c + i0 * ldc, ldc, k0 > 0);
-        }
-      }
-      pieces.store(c, ldc, tm, tn, g.out, tile.m0, tile.n0);
+      gemm_tile_f32(g, tile.m0, tile.m1, tile.n0, tile.n1, c, ldc, pieces);
+      pieces.store(c, ldc, tile.m1 - tile.m0, tile.n1 - tile.n0, g.out, tile.m0, tile.n0);
     }
   });
 }

@@ -42,6 +42,16 @@ struct GemmProblem {
 
 void gemm(const std::vector<GemmProblem>& problems, const GemmPieces& pieces);
 
+// The driver's tile, for callers that schedule tiles of their own (grouped_mm's groups, moe_experts' experts)
+// and use the f32 result before it is stored: c[i * ldc + j] = sum_k a(m0 + i, k) b(k, n0 + j) over the tile
+// [m0, m1) x [n0, n1) (zeros when k == 0), packing into this thread's scratch slots 0 and 1.
+void gemm_tile_f32(const GemmProblem& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, float* c, int64_t ldc,
+                   const GemmPieces& pieces);
+// This thread's 64-byte aligned scratch of at least `count` floats in `slot` (0 and 1: the tile's packed
+// panels; 2: gemm()'s result tile; the rest free for callers), kept between calls.
+inline constexpr int kGemmScratchSlots = 6;
+float* gemm_scratch(int slot, int64_t count);
+
 // The operand view of a 2-D f32/bf16/f16/fp8 tensor (or of its transpose) and of an output with an optional bias.
 RowType row_type(DType dtype);
 GemmOperand operand(const Tensor& t, bool transposed = false);

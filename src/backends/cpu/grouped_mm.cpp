@@ -1,7 +1,11 @@
 // Dedicated grouped_mm: every group's product described as one GEMM over K-contiguous rows of A and of B^T,
 // cut into tiles, and all groups' tiles scheduled in one parallel region balanced by cost (uneven and empty
-// groups included). Groups of a few rows (MoE decode) run the decode GEMV's row loops, which stream each weight
-// row once; an empty group has no tiles, so an idle expert's weights are never read.
+// groups included). Each tile takes the loop that suits its group's row count:
+//   a 2-D a, at most kStreamMaxRows rows (MoE decode): the decode GEMV's row loops, which stream each weight row once;
+//   more rows (prefill): the packed GEMM's tile (gemm.h), each weight block packed once per tile and reused by
+//     every row of it (vdpbf16ps on bf16 pairs at the AVX512-BF16 level);
+//   a 3-D a with few rows: dot tiles.
+// An empty group has no tiles, so an idle expert's weights are never read.
 #include <algorithm>
 #include <vector>
 
@@ -12,9 +16,15 @@
 namespace fourfold::cpu {
 namespace {
 
-constexpr int64_t kTileRows = 64;
-constexpr int64_t kTileCols = 32;
-constexpr int64_t kGemvTileRows = 64;   // weight rows per GEMV work item (a 2048-wide bf16 row: 256 KiB a tile)
+// Groups of at most this many rows stream the weight (GEMV, dot tiles); larger ones take GEMM tiles. Measured
+// on Zen 4 (bench ops --suite moe, 2 threads): at 8 rows a group the GEMM's tiles were 1.25x the GEMV's
+// (vdpbf16ps on packed pairs against f32 FMAs), at 1-2 rows the GEMV was 1.3x the GEMM's.
+constexpr int64_t kStreamMaxRows = 4;
+constexpr int64_t kDotTileRows = 64;
+constexpr int64_t kDotTileCols = 32;
+constexpr int64_t kGemvTileRows = 64;    // weight rows per GEMV work item (a 2048-wide bf16 row: 256 KiB a tile)
+constexpr int64_t kGemmTileRows = 288;   // two of the GEMM's row blocks: the packed weight block is reused twice
+constexpr int64_t kGemmTileCols = 256;   // the packed weight block (256 x 512 f32) stays in L2
 
 MatType mat_type(DType t) { return t == DType::f32 ? MatType::f32 : MatType::bf16; }
 
@@ -69,27 +79,21 @@ std::vector<Gemm> groups_of(const GroupedMmArgs& args) {
   return gemms;
 }
 
+enum class Loop : uint8_t { gemv, gemm, dot };
+
 struct Tile {
+  Loop loop;
   int32_t group;
-  int64_t m0, n0;
+  int64_t m0, m1, n0, n1;
 };
 
-}  // namespace
-
-void store_tile(const float* tile, int64_t ldt, int64_t rows, int64_t cols, uint8_t* out, int64_t o_rs, int64_t o_cs,
-                DType dtype) {
-  const int64_t eo = static_cast<int64_t>(dtype_size(dtype));
-  for (int64_t r = 0; r < rows; ++r)
-    for (int64_t c = 0; c < cols; ++c) {
-      uint8_t* dst = out + (r * o_rs + c * o_cs) * eo;
-      const float v = tile[r * ldt + c];
-      if (dtype == DType::f32) {
-        *reinterpret_cast<float*>(dst) = v;
-      } else {
-        *reinterpret_cast<uint16_t*>(dst) = f32_to_bf16(v);
-      }
-    }
+// The group as the packed GEMM's problem: a [m, k] rows as they lie, B = bt^T [k, n] (element (k, n) at
+// bt + n * ldb + k), out any strides.
+GemmProblem gemm_problem(const Gemm& p, RowType in, RowType out) {
+  return {p.m, p.n, p.k, {p.a, in, p.lda, 1}, {p.b, in, 1, p.ldb}, {p.out, out, p.o_rs, p.o_cs, nullptr, RowType::f32, 0}};
 }
+
+}  // namespace
 
 bool grouped_mm_covers(const GroupedMmArgs& a) {
   const DType t = a.a.dtype();
@@ -104,61 +108,84 @@ bool grouped_mm_covers(const GroupedMmArgs& a) {
   return false;
 }
 
-void grouped_mm(const GroupedMmArgs& args, DotTileFn dot, GemvRowsFn gemv) {
+void grouped_mm(const GroupedMmArgs& args, const GroupedPieces& pieces) {
   const std::vector<Gemm> gemms = groups_of(args);
+  const bool two_d_a = args.kind == GroupedMmCase::a2d_b3d;
+  const RowType in_type = row_type(args.a.dtype()), out_type = row_type(args.out.dtype());
+  // Costs in multiply-adds, a streamed weight element counted as ten (about the ratio of the GEMM's rate to
+  // the read bandwidth's, per thread, for bf16 on Zen 4) and a packed one as four more rows of work.
   std::vector<Tile> tiles;
   std::vector<double> cost;
-  // MoE decode (a 2-D a, few rows per expert): those groups run the GEMV's row loops on a's rows widened to
-  // f32 once, kGemvTileRows weight rows per work item; a tile with m0 = -1 is one of these.
-  const bool gemv_groups = args.kind == GroupedMmCase::a2d_b3d;
-  const Tensor a32 = gemv_groups ? activations_f32(args.a) : Tensor();
-  const DType out_type = args.out.dtype();
-  std::vector<GemvPlan> plans(gemms.size());
-  int64_t row0 = 0;
+  bool any_gemv = false;
   for (size_t g = 0; g < gemms.size(); ++g) {
     const Gemm& p = gemms[g];
-    if (gemv_groups && p.m > 0 && p.m <= kGemvMaxM && p.k > 0) {
-      GemvPlan& plan = plans[g];
-      plan.m = p.m, plan.n = p.n, plan.k = p.k;
-      plan.x = a32.data_as<const float>() + row0 * p.k;
-      plan.w = p.b;
-      plan.w_row_bytes = p.ldb * static_cast<int64_t>(dtype_size(args.b.dtype()));
-      plan.w_type = args.b.dtype() == DType::f32 ? GemvWeight::f32 : GemvWeight::bf16;
-      plan.out = p.out;
-      plan.out_type = row_type(out_type);
-      plan.out_m_stride = p.o_rs, plan.out_n_stride = p.o_cs;
+    const auto add = [&](Loop loop, int64_t m0, int64_t m1, int64_t n0, int64_t n1, double c) {
+      tiles.push_back({loop, static_cast<int32_t>(g), m0, m1, n0, n1});
+      cost.push_back(c);
+    };
+    const double k = static_cast<double>(p.k + 1);
+    if (p.m <= 0 || p.n <= 0) continue;
+    if (p.m > kStreamMaxRows) {
+      for (int64_t m0 = 0; m0 < p.m; m0 += kGemmTileRows)
+        for (int64_t n0 = 0; n0 < p.n; n0 += kGemmTileCols) {
+          const int64_t m1 = std::min(p.m, m0 + kGemmTileRows), n1 = std::min(p.n, n0 + kGemmTileCols);
+          add(Loop::gemm, m0, m1, n0, n1, static_cast<double>((m1 - m0 + 4) * (n1 - n0)) * k);
+        }
+    } else if (two_d_a && p.k > 0) {
+      any_gemv = true;
       for (int64_t n0 = 0; n0 < p.n; n0 += kGemvTileRows) {
-        tiles.push_back({static_cast<int32_t>(g), -1, n0});
-        cost.push_back(static_cast<double>(std::min(kGemvTileRows, p.n - n0)) * static_cast<double>(p.k + 1) * (p.m + 2));
+        const int64_t n1 = std::min(p.n, n0 + kGemvTileRows);
+        add(Loop::gemv, 0, p.m, n0, n1, static_cast<double>((p.m + 10) * (n1 - n0)) * k);
       }
-      row0 += p.m;
-      continue;
+    } else {
+      for (int64_t n0 = 0; n0 < p.n; n0 += kDotTileCols) {
+        const int64_t n1 = std::min(p.n, n0 + kDotTileCols);
+        add(Loop::dot, 0, p.m, n0, n1, static_cast<double>((p.m + 10) * (n1 - n0)) * k);
+      }
     }
-    row0 += p.m;
-    for (int64_t m0 = 0; m0 < p.m; m0 += kTileRows)
-      for (int64_t n0 = 0; n0 < p.n; n0 += kTileCols) {
-        tiles.push_back({static_cast<int32_t>(g), m0, n0});
-        // Each weight row is streamed once per tile (about two rows' worth of work), then reused by every row.
-        const double rows = static_cast<double>(std::min(kTileRows, p.m - m0));
-        cost.push_back(static_cast<double>(std::min(kTileCols, p.n - n0)) * static_cast<double>(p.k + 1) * (rows + 2));
-      }
   }
-  const MatType type = mat_type(args.a.dtype());
+
+  // The GEMV groups read a's rows widened to f32 once (only theirs are used; the GEMM packs its own).
+  const Tensor a32 = any_gemv ? activations_f32(args.a) : Tensor();
+  std::vector<GemvPlan> plans(gemms.size());
+  for (size_t g = 0, row0 = 0; g < gemms.size(); row0 += static_cast<size_t>(gemms[g].m), ++g) {
+    const Gemm& p = gemms[g];
+    if (!any_gemv || p.m > kStreamMaxRows || p.m <= 0) continue;
+    GemvPlan& plan = plans[g];
+    plan.m = p.m, plan.n = p.n, plan.k = p.k;
+    plan.x = a32.data_as<const float>() + static_cast<int64_t>(row0) * p.k;
+    plan.w = p.b;
+    plan.w_row_bytes = p.ldb * static_cast<int64_t>(dtype_size(args.b.dtype()));
+    plan.w_type = args.b.dtype() == DType::f32 ? GemvWeight::f32 : GemvWeight::bf16;
+    plan.out = p.out;
+    plan.out_type = out_type;
+    plan.out_m_stride = p.o_rs, plan.out_n_stride = p.o_cs;
+  }
+
   const int64_t es = static_cast<int64_t>(dtype_size(args.a.dtype()));
   run_balanced(cost, [&](int64_t i) {
     const Tile& t = tiles[static_cast<size_t>(i)];
     const Gemm& p = gemms[static_cast<size_t>(t.group)];
-    if (t.m0 < 0) {
-      gemv(plans[static_cast<size_t>(t.group)], t.n0, std::min(p.n, t.n0 + kGemvTileRows));
-      return;
+    const int64_t rows = t.m1 - t.m0, cols = t.n1 - t.n0;
+    switch (t.loop) {
+      case Loop::gemv: pieces.gemv(plans[static_cast<size_t>(t.group)], t.n0, t.n1); return;
+      case Loop::gemm: {
+        const GemmProblem g = gemm_problem(p, in_type, out_type);
+        const int64_t ldc = (cols + 15) / 16 * 16;
+        float* c = gemm_scratch(2, kGemmTileRows * ldc);
+        gemm_tile_f32(g, t.m0, t.m1, t.n0, t.n1, c, ldc, pieces.gemm);
+        pieces.gemm.store(c, ldc, rows, cols, g.out, t.m0, t.n0);
+        return;
+      }
+      case Loop::dot: {
+        float* c = gemm_scratch(2, kDotTileRows * kDotTileCols);
+        const MatType type = mat_type(args.a.dtype());
+        pieces.dot(DotTile{p.a + t.m0 * p.lda * es, nullptr, p.lda, type, p.b + t.n0 * p.ldb * es, p.ldb, type, rows,
+                           cols, p.k, c, kDotTileCols});
+        pieces.gemm.store(c, kDotTileCols, rows, cols, gemm_problem(p, in_type, out_type).out, t.m0, t.n0);
+        return;
+      }
     }
-    const int64_t rows = std::min(kTileRows, p.m - t.m0), cols = std::min(kTileCols, p.n - t.n0);
-    uint8_t* out = p.out + (t.m0 * p.o_rs + t.n0 * p.o_cs) * static_cast<int64_t>(dtype_size(out_type));
-    const bool direct = out_type == DType::f32 && p.o_cs == 1;
-    float buffer[kTileRows * kTileCols];
-    dot(DotTile{p.a + t.m0 * p.lda * es, nullptr, p.lda, type, p.b + t.n0 * p.ldb * es, p.ldb, type, rows, cols, p.k,
-                direct ? reinterpret_cast<float*>(out) : buffer, direct ? p.o_rs : kTileCols});
-    if (!direct) store_tile(buffer, kTileCols, rows, cols, out, p.o_rs, p.o_cs, out_type);
   });
 }
 

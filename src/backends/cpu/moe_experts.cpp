@@ -1,14 +1,15 @@
 // Dedicated moe_experts in two parallel regions (one barrier between them):
-//  1. gate and up: tiles of (expert, rows, 32 intermediate columns) over every expert with rows, balanced by
-//     cost; each tile reads the gathered x rows in place (row addresses, no copy), computes its gate and up
-//     columns and writes h = silu(gate) * up into an f32 [A, I] scratch.
-//  2. down and the scatter-add: tiles of 32 output columns, each owning those columns of every token, so
-//     the routing-weighted sum over a token's experts needs no atomics; each tile walks the experts with rows,
+//  1. gate and up: tiles of (expert, rows, intermediate columns) over every expert with rows, balanced by
+//     cost; each tile computes its gate and up columns and writes h = silu(gate) * up into an f32 [A, I]
+//     scratch (A: the routed rows, sorted by expert).
+//  2. down and the scatter-add: tiles of output columns, each owning those columns of every token, so the
+//     routing-weighted sum over a token's experts needs no atomics; each tile walks the experts with rows,
 //     then writes its columns of the output once.
-// Each active expert's weights are read once (decode: a grouped GEMV); idle experts are never touched.
-// fp8 (e4m3fn) experts are read as they are stored: each 128-wide K block's sum times its block scale.
+// An expert of at most kStreamMaxRows rows (decode) runs dot tiles: they read its x rows where they lie and stream
+// each weight row once. A larger one (prefill) runs the packed GEMM's tiles (gemm.h), on its x rows gathered
+// into one contiguous block first (one copy of the rows, against a packed weight block reused by every row).
+// Idle experts are never touched. fp8 (e4m3fn) experts are read as stored, each 128x128 block times its scale.
 #include <algorithm>
-#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -20,8 +21,14 @@
 namespace fourfold::cpu {
 namespace {
 
-constexpr int64_t kRows = 64;
-constexpr int64_t kCols = 32;
+// As grouped_mm's (see there): experts of at most this many rows stream their weights through dot tiles.
+constexpr int64_t kStreamMaxRows = 4;
+constexpr int64_t kDotRows = 64;
+constexpr int64_t kDotCols = 32;
+constexpr int64_t kGemmRows = 288;   // as grouped_mm: two GEMM row blocks per packed weight block
+constexpr int64_t kGemmCols = 256;
+// gemm_scratch slots: 0 and 1 are the GEMM tile's panels.
+constexpr int kSlotGate = 2, kSlotUp = 3, kSlotAcc = 4;
 
 MatType mat_type(DType t) { return t == DType::f32 ? MatType::f32 : t == DType::bf16 ? MatType::bf16 : MatType::e4m3; }
 bool last_contiguous(const Tensor& t) { return t.size(-1) <= 1 || t.stride(-1) == 1; }
@@ -47,8 +54,23 @@ DotTile weight_rows(DotTile t, const Tensor& w, const Tensor* scale, int64_t e, 
   return t;
 }
 
+// Expert e's weight [N, K] as the GEMM's B = W^T [K, N] (element (k, n) at w + n * stride(1) + k), fp8 with its
+// 128x128 block scales.
+GemmOperand weight_operand(const Tensor& w, const Tensor* scale, int64_t e) {
+  GemmOperand b{static_cast<const uint8_t*>(w.data()) + e * w.stride(0) * static_cast<int64_t>(dtype_size(w.dtype())),
+                row_type(w.dtype()), 1, w.stride(1)};
+  if (scale != nullptr) {
+    b.scale = scale->data_as<float>() + e * scale->stride(0);
+    b.scale_rg = b.scale_cg = 128;
+    b.scale_rs = 1;
+    b.scale_cs = scale->stride(1);
+  }
+  return b;
+}
+
 struct UpTile {
-  int64_t expert, r0, rows, i0;
+  bool gemm;
+  int64_t expert, r0, r1, i0, i1;   // rows: absolute (sorted) row indices
 };
 
 }  // namespace
@@ -59,7 +81,7 @@ bool moe_experts_covers(const MoeExpertsArgs& a) {
          weight_ok(a.down, a.down_scale, t) && last_contiguous(a.x) && a.out.is_contiguous();
 }
 
-void moe_experts(const MoeExpertsArgs& a, DotTileFn dot) {
+void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
   const int64_t tokens = a.x.size(0), hidden = a.x.size(1), inter = a.gate.size(1), experts = a.gate.size(0);
   if (tokens == 0 || hidden == 0) return;
   const DType dtype = a.x.dtype();
@@ -70,10 +92,13 @@ void moe_experts(const MoeExpertsArgs& a, DotTileFn dot) {
     const std::vector<double> ends = a.offs.to_vector();
     for (int64_t e = 0; e < experts; ++e) start[static_cast<size_t>(e + 1)] = static_cast<int64_t>(ends[static_cast<size_t>(e)]);
   }
+  const auto rows_of = [&](int64_t e) { return start[static_cast<size_t>(e + 1)] - start[static_cast<size_t>(e)]; };
   const int64_t total = start.back();
   std::vector<int32_t> token(static_cast<size_t>(total));
   std::vector<float> weight(static_cast<size_t>(total));
   std::vector<const void*> x_rows(static_cast<size_t>(total));
+  bool any_gemm = false;
+  for (int64_t e = 0; e < experts; ++e) any_gemm = any_gemm || rows_of(e) > kStreamMaxRows;
   {
     const std::vector<double> t = a.token_of_row.to_vector(), w = a.row_weight.to_vector();
     const auto* x = static_cast<const uint8_t*>(a.x.data());
@@ -83,67 +108,107 @@ void moe_experts(const MoeExpertsArgs& a, DotTileFn dot) {
       x_rows[static_cast<size_t>(r)] = x + token[static_cast<size_t>(r)] * a.x.stride(0) * es;
     }
   }
+  // The GEMM experts' x rows, gathered: row r of xs is x[token[r]] (the others' rows are left unset).
+  Tensor xs = any_gemm ? Tensor::empty({total, hidden}, dtype) : Tensor();
+  if (any_gemm)
+    parallel_for(0, experts, 1, [&](int64_t e0, int64_t e1) {
+      for (int64_t e = e0; e < e1; ++e) {
+        if (rows_of(e) <= kStreamMaxRows) continue;
+        for (int64_t r = start[static_cast<size_t>(e)]; r < start[static_cast<size_t>(e + 1)]; ++r)
+          std::memcpy(xs.data_as<uint8_t>() + r * hidden * es, x_rows[static_cast<size_t>(r)],
+                      static_cast<size_t>(hidden * es));
+      }
+    });
 
-  // 1. h = silu(x gate^T) * (x up^T) per row, [total, inter] f32.
+  // 1. h = silu(x gate^T) * (x up^T) per row, [total, inter] f32. Costs as grouped_mm's (multiply-adds; a
+  // streamed weight element counts as ten, a packed one as four more rows).
   Tensor h_tensor = Tensor::empty({std::max<int64_t>(total, 1), std::max<int64_t>(inter, 1)}, DType::f32);
   float* h = h_tensor.data_as<float>();
   std::vector<UpTile> tiles;
   std::vector<double> cost;
   for (int64_t e = 0; e < experts; ++e) {
-    const int64_t s = start[static_cast<size_t>(e)], n = start[static_cast<size_t>(e + 1)] - s;
-    for (int64_t r0 = 0; r0 < n; r0 += kRows)
-      for (int64_t i0 = 0; i0 < inter; i0 += kCols) {
-        const int64_t rows = std::min(kRows, n - r0);
-        tiles.push_back({e, s + r0, rows, i0});
-        cost.push_back(static_cast<double>(std::min(kCols, inter - i0)) * static_cast<double>(hidden + 1) *
-                       static_cast<double>(rows + 2));
+    const int64_t s = start[static_cast<size_t>(e)], n = rows_of(e);
+    const bool gemm = n > kStreamMaxRows;
+    const int64_t tr = gemm ? kGemmRows : kDotRows, tc = gemm ? kGemmCols : kDotCols;
+    for (int64_t r0 = 0; r0 < n; r0 += tr)
+      for (int64_t i0 = 0; i0 < inter; i0 += tc) {
+        const int64_t r1 = std::min(n, r0 + tr), i1 = std::min(inter, i0 + tc);
+        tiles.push_back({gemm, e, s + r0, s + r1, i0, i1});
+        cost.push_back(2.0 * static_cast<double>((r1 - r0 + (gemm ? 4 : 10)) * (i1 - i0)) * static_cast<double>(hidden + 1));
       }
   }
   run_balanced(cost, [&](int64_t i) {
     const UpTile& t = tiles[static_cast<size_t>(i)];
-    const int64_t cols = std::min(kCols, inter - t.i0);
-    float up[kRows * kCols];
-    float* gate = h + t.r0 * inter + t.i0;
-    const DotTile rows{nullptr, x_rows.data() + t.r0, 0, type, nullptr, 0, type, t.rows, cols, hidden, nullptr, 0};
-    DotTile g = weight_rows(rows, a.gate, a.gate_scale, t.expert, t.i0);
-    g.out = gate;
+    const int64_t rows = t.r1 - t.r0, cols = t.i1 - t.i0;
+    float* h0 = h + t.r0 * inter + t.i0;
+    if (t.gemm) {
+      const int64_t s = start[static_cast<size_t>(t.expert)];
+      const GemmOperand xe{xs.data_as<const uint8_t>() + s * hidden * es, row_type(dtype), hidden, 1};
+      const GemmProblem gate{rows_of(t.expert), inter, hidden, xe, weight_operand(a.gate, a.gate_scale, t.expert), {}};
+      const GemmProblem up{rows_of(t.expert), inter, hidden, xe, weight_operand(a.up, a.up_scale, t.expert), {}};
+      const int64_t ldc = (cols + 15) / 16 * 16;
+      float* g = gemm_scratch(kSlotGate, kGemmRows * ldc);
+      float* u = gemm_scratch(kSlotUp, kGemmRows * ldc);
+      gemm_tile_f32(gate, t.r0 - s, t.r1 - s, t.i0, t.i1, g, ldc, pieces.gemm);
+      gemm_tile_f32(up, t.r0 - s, t.r1 - s, t.i0, t.i1, u, ldc, pieces.gemm);
+      for (int64_t r = 0; r < rows; ++r) pieces.silu_mul(g + r * ldc, u + r * ldc, h0 + r * inter, RowType::f32, cols);
+      return;
+    }
+    float* u = gemm_scratch(kSlotUp, kDotRows * kDotCols);
+    const DotTile x_tile{nullptr, x_rows.data() + t.r0, 0, type, nullptr, 0, type, rows, cols, hidden, nullptr, 0};
+    DotTile g = weight_rows(x_tile, a.gate, a.gate_scale, t.expert, t.i0);
+    g.out = h0;
     g.ldo = inter;
-    dot(g);
-    DotTile u = weight_rows(rows, a.up, a.up_scale, t.expert, t.i0);
-    u.out = up;
-    u.ldo = kCols;
-    dot(u);
-    for (int64_t r = 0; r < t.rows; ++r)
-      for (int64_t c = 0; c < cols; ++c) {
-        const float g = gate[r * inter + c];
-        gate[r * inter + c] = g / (1.0f + std::exp(-g)) * up[r * kCols + c];
-      }
+    pieces.dot(g);
+    DotTile up = weight_rows(x_tile, a.up, a.up_scale, t.expert, t.i0);
+    up.out = u;
+    up.ldo = kDotCols;
+    pieces.dot(up);
+    for (int64_t r = 0; r < rows; ++r) pieces.silu_mul(h0 + r * inter, u + r * kDotCols, h0 + r * inter, RowType::f32, cols);
   });
 
-  // 2. out[t, cols] = sum over t's rows of weight * (h down^T)[row, cols], one column tile per work item.
+  // 2. out[t, cols] = sum over t's rows of weight * (h down^T)[row, cols], one column tile per work item:
+  // 32 columns for decode (many items to share out), wider when GEMM tiles run (their packed rows of h are
+  // reused across the width), but at least two items per thread.
+  int64_t width = kDotCols;
+  if (any_gemm) {
+    const int64_t share = (hidden + 2 * num_threads() - 1) / (2 * num_threads());
+    width = std::clamp<int64_t>((share + kDotCols - 1) / kDotCols * kDotCols, 2 * kDotCols, kGemmCols);
+  }
+  const int64_t ldy = (width + 15) / 16 * 16;
   auto* out = static_cast<uint8_t*>(a.out.data());
-  const int64_t col_tiles = (hidden + kCols - 1) / kCols;
+  const GemmOut out_view{out, row_type(dtype), hidden, 1, nullptr, RowType::f32, 0};
+  const int64_t col_tiles = (hidden + width - 1) / width;
   parallel_for(0, col_tiles, 1, [&](int64_t begin, int64_t end) {
-    std::vector<float> acc(static_cast<size_t>(tokens * kCols));
-    float y[kRows * kCols];
+    float* acc = gemm_scratch(kSlotAcc, tokens * ldy);
+    float* y = gemm_scratch(kSlotUp, std::max(kGemmRows, kDotRows) * ldy);
     for (int64_t ct = begin; ct < end; ++ct) {
-      const int64_t o0 = ct * kCols, cols = std::min(kCols, hidden - o0);
-      std::fill(acc.begin(), acc.end(), 0.0f);
+      const int64_t o0 = ct * width, o1 = std::min(hidden, o0 + width), cols = o1 - o0;
+      std::fill(acc, acc + tokens * ldy, 0.0f);
       for (int64_t e = 0; e < experts; ++e) {
-        const int64_t s = start[static_cast<size_t>(e)], n = start[static_cast<size_t>(e + 1)] - s;
-        for (int64_t r0 = 0; r0 < n; r0 += kRows) {
-          const int64_t rows = std::min(kRows, n - r0);
-          const DotTile hrows{h + (s + r0) * inter, nullptr, inter, MatType::f32, nullptr, 0, type, rows, cols, inter,
-                              y, kCols};
-          dot(weight_rows(hrows, a.down, a.down_scale, e, o0));
+        const int64_t s = start[static_cast<size_t>(e)], n = rows_of(e);
+        const bool gemm = n > kStreamMaxRows;
+        const int64_t step = gemm ? kGemmRows : kDotRows;
+        for (int64_t r0 = 0; r0 < n; r0 += step) {
+          const int64_t rows = std::min(step, n - r0);
+          if (gemm) {
+            const GemmProblem down{n, hidden, inter, {reinterpret_cast<const uint8_t*>(h + s * inter), RowType::f32, inter, 1},
+                                   weight_operand(a.down, a.down_scale, e), {}};
+            gemm_tile_f32(down, r0, r0 + rows, o0, o1, y, ldy, pieces.gemm);
+          } else {
+            const DotTile h_rows{h + (s + r0) * inter, nullptr, inter, MatType::f32, nullptr, 0, type, rows, cols, inter,
+                                 y, ldy};
+            pieces.dot(weight_rows(h_rows, a.down, a.down_scale, e, o0));
+          }
           for (int64_t r = 0; r < rows; ++r) {
             const float w = weight[static_cast<size_t>(s + r0 + r)];
-            float* dst = acc.data() + token[static_cast<size_t>(s + r0 + r)] * kCols;
-            for (int64_t c = 0; c < cols; ++c) dst[c] += w * y[r * kCols + c];
+            float* dst = acc + token[static_cast<size_t>(s + r0 + r)] * ldy;
+            const float* src = y + r * ldy;
+            for (int64_t c = 0; c < cols; ++c) dst[c] += w * src[c];
           }
         }
       }
-      store_tile(acc.data(), kCols, tokens, cols, out + o0 * es, hidden, 1, dtype);
+      pieces.gemm.store(acc, ldy, tokens, cols, out_view, 0, o0);
     }
   });
 }

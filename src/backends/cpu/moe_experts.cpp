@@ -5,8 +5,8 @@
 //  2. down and the scatter-add: tiles of output columns, each owning those columns of every token, so the
 //     routing-weighted sum over a token's experts needs no atomics; each tile walks the experts with rows,
 //     then writes its columns of the output once.
-// An expert of at most kStreamMaxRows rows (decode) runs dot tiles: they read its x rows where they lie and stream
-// each weight row once. A larger one (prefill) runs the packed GEMM's tiles (gemm.h), on its x rows gathered
+// An expert of at most kStreamMaxRows rows (decode) streams each weight row once: through the decode GEMV's row
+// loops on its x rows widened to f32 (bf16 / f32 weights), or through dot tiles reading them where they lie (fp8). A larger one (prefill) runs the packed GEMM's tiles (gemm.h), on its x rows gathered
 // into one contiguous block first (one copy of the rows, against a packed weight block reused by every row).
 // Idle experts are never touched. fp8 (e4m3fn) experts are read as stored, each 128x128 block times its scale.
 #include <algorithm>
@@ -15,6 +15,7 @@
 
 #include "backends/cpu/balanced.h"
 #include "backends/cpu/cpu_ops.h"
+#include "backends/cpu/float_rows.h"
 #include "fourfold/dtype.h"
 #include "fourfold/parallel.h"
 
@@ -25,6 +26,7 @@ namespace {
 constexpr int64_t kStreamMaxRows = 4;
 constexpr int64_t kDotRows = 64;
 constexpr int64_t kDotCols = 32;
+constexpr int64_t kGemvCols = 64;    // weight rows per GEMV work item, as grouped_mm's
 constexpr int64_t kGemmRows = 288;   // as grouped_mm: two GEMM row blocks per packed weight block
 constexpr int64_t kGemmCols = 256;
 // gemm_scratch slots: 0 and 1 are the GEMM tile's panels.
@@ -68,6 +70,22 @@ GemmOperand weight_operand(const Tensor& w, const Tensor* scale, int64_t e) {
   return b;
 }
 
+// The decode GEMV over expert e's weight rows (bf16 or f32) for m rows of f32 x [m, k]: out[r * out_ld + n], f32.
+GemvPlan stream_plan(const Tensor& w, int64_t e, const float* x, int64_t m, int64_t k, float* out, int64_t out_ld) {
+  GemvPlan p{};
+  p.m = m, p.n = w.size(1), p.k = k;
+  p.x = x;
+  const int64_t es = static_cast<int64_t>(dtype_size(w.dtype()));
+  p.w = static_cast<const uint8_t*>(w.data()) + e * w.stride(0) * es;
+  p.w_row_bytes = w.stride(1) * es;
+  p.w_type = w.dtype() == DType::f32 ? GemvWeight::f32 : GemvWeight::bf16;
+  p.bias_type = RowType::f32;
+  p.out = out;
+  p.out_type = RowType::f32;
+  p.out_m_stride = out_ld, p.out_n_stride = 1;
+  return p;
+}
+
 struct UpTile {
   bool gemm;
   int64_t expert, r0, r1, i0, i1;   // rows: absolute (sorted) row indices
@@ -108,17 +126,23 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
       x_rows[static_cast<size_t>(r)] = x + token[static_cast<size_t>(r)] * a.x.stride(0) * es;
     }
   }
-  // The GEMM experts' x rows, gathered: row r of xs is x[token[r]] (the others' rows are left unset).
+  // Decode experts stream through the GEMV unless a weight is fp8 (the dot tiles apply its block scales).
+  const bool gemv = a.gate.dtype() != DType::f8_e4m3fn && a.up.dtype() != DType::f8_e4m3fn &&
+                    a.down.dtype() != DType::f8_e4m3fn && inter > 0;
+  // x rows, gathered: row r of xs is x[token[r]] for the GEMM experts' rows, row r of x32 the same widened to
+  // f32 for the GEMV experts' rows (the other rows of each are left unset).
   Tensor xs = any_gemm ? Tensor::empty({total, hidden}, dtype) : Tensor();
-  if (any_gemm)
-    parallel_for(0, experts, 1, [&](int64_t e0, int64_t e1) {
-      for (int64_t e = e0; e < e1; ++e) {
-        if (rows_of(e) <= kStreamMaxRows) continue;
-        for (int64_t r = start[static_cast<size_t>(e)]; r < start[static_cast<size_t>(e + 1)]; ++r)
-          std::memcpy(xs.data_as<uint8_t>() + r * hidden * es, x_rows[static_cast<size_t>(r)],
-                      static_cast<size_t>(hidden * es));
+  Tensor x32 = gemv ? Tensor::empty({std::max<int64_t>(total, 1), hidden}, DType::f32) : Tensor();
+  parallel_for(0, experts, 1, [&](int64_t e0, int64_t e1) {
+    for (int64_t e = e0; e < e1; ++e) {
+      const bool stream = rows_of(e) <= kStreamMaxRows;
+      if (stream && !gemv) continue;
+      for (int64_t r = start[static_cast<size_t>(e)]; r < start[static_cast<size_t>(e + 1)]; ++r) {
+        if (stream) widen_row(dtype, x_rows[static_cast<size_t>(r)], 1, hidden, x32.data_as<float>() + r * hidden);
+        else std::memcpy(xs.data_as<uint8_t>() + r * hidden * es, x_rows[static_cast<size_t>(r)], static_cast<size_t>(hidden * es));
       }
-    });
+    }
+  });
 
   // 1. h = silu(x gate^T) * (x up^T) per row, [total, inter] f32. Costs as grouped_mm's (multiply-adds; a
   // streamed weight element counts as ten, a packed one as four more rows).
@@ -129,7 +153,7 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
   for (int64_t e = 0; e < experts; ++e) {
     const int64_t s = start[static_cast<size_t>(e)], n = rows_of(e);
     const bool gemm = n > kStreamMaxRows;
-    const int64_t tr = gemm ? kGemmRows : kDotRows, tc = gemm ? kGemmCols : kDotCols;
+    const int64_t tr = gemm ? kGemmRows : kDotRows, tc = gemm ? kGemmCols : gemv ? kGemvCols : kDotCols;
     for (int64_t r0 = 0; r0 < n; r0 += tr)
       for (int64_t i0 = 0; i0 < inter; i0 += tc) {
         const int64_t r1 = std::min(n, r0 + tr), i1 = std::min(inter, i0 + tc);
@@ -152,6 +176,16 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
       gemm_tile_f32(gate, t.r0 - s, t.r1 - s, t.i0, t.i1, g, ldc, pieces.gemm);
       gemm_tile_f32(up, t.r0 - s, t.r1 - s, t.i0, t.i1, u, ldc, pieces.gemm);
       for (int64_t r = 0; r < rows; ++r) pieces.silu_mul(g + r * ldc, u + r * ldc, h0 + r * inter, RowType::f32, cols);
+      return;
+    }
+    if (gemv) {
+      // up's columns land in a [rows, inter] scratch at the same offsets as gate's in h.
+      float* u = gemm_scratch(kSlotUp, kStreamMaxRows * inter);
+      const float* x = x32.data_as<const float>() + t.r0 * hidden;
+      pieces.gemv(stream_plan(a.gate, t.expert, x, rows, hidden, h + t.r0 * inter, inter), t.i0, t.i1);
+      pieces.gemv(stream_plan(a.up, t.expert, x, rows, hidden, u, inter), t.i0, t.i1);
+      for (int64_t r = 0; r < rows; ++r)
+        pieces.silu_mul(h0 + r * inter, u + r * inter + t.i0, h0 + r * inter, RowType::f32, cols);
       return;
     }
     float* u = gemm_scratch(kSlotUp, kDotRows * kDotCols);
@@ -182,6 +216,7 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
   parallel_for(0, col_tiles, 1, [&](int64_t begin, int64_t end) {
     float* acc = gemm_scratch(kSlotAcc, tokens * ldy);
     float* y = gemm_scratch(kSlotUp, std::max(kGemmRows, kDotRows) * ldy);
+    float* y_rows = gemm_scratch(kSlotGate, kStreamMaxRows * hidden);   // the GEMV's output rows, full width
     for (int64_t ct = begin; ct < end; ++ct) {
       const int64_t o0 = ct * width, o1 = std::min(hidden, o0 + width), cols = o1 - o0;
       std::fill(acc, acc + tokens * ldy, 0.0f);
@@ -195,15 +230,18 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
             const GemmProblem down{n, hidden, inter, {reinterpret_cast<const uint8_t*>(h + s * inter), RowType::f32, inter, 1},
                                    weight_operand(a.down, a.down_scale, e), {}};
             gemm_tile_f32(down, r0, r0 + rows, o0, o1, y, ldy, pieces.gemm);
+          } else if (gemv) {
+            pieces.gemv(stream_plan(a.down, e, h + (s + r0) * inter, rows, inter, y_rows, hidden), o0, o1);
           } else {
             const DotTile h_rows{h + (s + r0) * inter, nullptr, inter, MatType::f32, nullptr, 0, type, rows, cols, inter,
                                  y, ldy};
             pieces.dot(weight_rows(h_rows, a.down, a.down_scale, e, o0));
           }
+          const bool in_rows = !gemm && gemv;
           for (int64_t r = 0; r < rows; ++r) {
             const float w = weight[static_cast<size_t>(s + r0 + r)];
             float* dst = acc + token[static_cast<size_t>(s + r0 + r)] * ldy;
-            const float* src = y + r * ldy;
+            const float* src = in_rows ? y_rows + r * hidden + o0 : y + r * ldy;
             for (int64_t c = 0; c < cols; ++c) dst[c] += w * src[c];
           }
         }

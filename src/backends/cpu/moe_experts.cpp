@@ -115,8 +115,11 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
   std::vector<int32_t> token(static_cast<size_t>(total));
   std::vector<float> weight(static_cast<size_t>(total));
   std::vector<const void*> x_rows(static_cast<size_t>(total));
-  bool any_gemm = false;
-  for (int64_t e = 0; e < experts; ++e) any_gemm = any_gemm || rows_of(e) > kStreamMaxRows;
+  bool any_gemm = false, any_stream = false;
+  for (int64_t e = 0; e < experts; ++e) {
+    any_gemm = any_gemm || rows_of(e) > kStreamMaxRows;
+    any_stream = any_stream || (rows_of(e) > 0 && rows_of(e) <= kStreamMaxRows);
+  }
   {
     const std::vector<double> t = a.token_of_row.to_vector(), w = a.row_weight.to_vector();
     const auto* x = static_cast<const uint8_t*>(a.x.data());
@@ -132,17 +135,18 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
   // x rows, gathered: row r of xs is x[token[r]] for the GEMM experts' rows, row r of x32 the same widened to
   // f32 for the GEMV experts' rows (the other rows of each are left unset).
   Tensor xs = any_gemm ? Tensor::empty({total, hidden}, dtype) : Tensor();
-  Tensor x32 = gemv ? Tensor::empty({std::max<int64_t>(total, 1), hidden}, DType::f32) : Tensor();
-  parallel_for(0, experts, 1, [&](int64_t e0, int64_t e1) {
-    for (int64_t e = e0; e < e1; ++e) {
-      const bool stream = rows_of(e) <= kStreamMaxRows;
-      if (stream && !gemv) continue;
-      for (int64_t r = start[static_cast<size_t>(e)]; r < start[static_cast<size_t>(e + 1)]; ++r) {
-        if (stream) widen_row(dtype, x_rows[static_cast<size_t>(r)], 1, hidden, x32.data_as<float>() + r * hidden);
-        else std::memcpy(xs.data_as<uint8_t>() + r * hidden * es, x_rows[static_cast<size_t>(r)], static_cast<size_t>(hidden * es));
+  Tensor x32 = gemv && any_stream ? Tensor::empty({total, hidden}, DType::f32) : Tensor();
+  if (xs.defined() || x32.defined())
+    parallel_for(0, experts, 1, [&](int64_t e0, int64_t e1) {
+      for (int64_t e = e0; e < e1; ++e) {
+        const bool stream = rows_of(e) <= kStreamMaxRows;
+        if (stream && !gemv) continue;
+        for (int64_t r = start[static_cast<size_t>(e)]; r < start[static_cast<size_t>(e + 1)]; ++r) {
+          if (stream) widen_row(dtype, x_rows[static_cast<size_t>(r)], 1, hidden, x32.data_as<float>() + r * hidden);
+          else std::memcpy(xs.data_as<uint8_t>() + r * hidden * es, x_rows[static_cast<size_t>(r)], static_cast<size_t>(hidden * es));
+        }
       }
-    }
-  });
+    });
 
   // 1. h = silu(x gate^T) * (x up^T) per row, [total, inter] f32. Costs as grouped_mm's (multiply-adds; a
   // streamed weight element counts as ten, a packed one as four more rows).

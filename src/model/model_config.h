@@ -12,8 +12,9 @@
 
 namespace fourfold::model {
 
-// Llama 3's rope_scaling {"rope_type": "llama3", factor, low_freq_factor, high_freq_factor,
-// original_max_position_embeddings}; the only scaling fourfold implements.
+// RoPE scaling as transformers states it, in rope_parameters (5.x) or rope_scaling (4.x): Llama 3's "llama3"
+// {factor, low_freq_factor, high_freq_factor, original_max_position_embeddings}, or "linear" {factor} (positions
+// divided by factor). The only scalings fourfold implements; the reader refuses the others by name.
 struct RopeScaling {
   std::string rope_type = "llama3";
   double factor = 8.0;
@@ -45,8 +46,14 @@ struct ModelConfig {
   double rope_theta = 10000.0;
   std::optional<RopeScaling> rope_scaling;
   bool tie_word_embeddings = false;
-  bool attention_bias = false;       // q/k/v projection biases (qwen2: true)
+  // Attention projection biases: qwen2 always has q/k/v biases (its config has no key); llama, qwen3 and
+  // qwen3_moe have q/k/v/o biases exactly when attention_bias is true, as transformers builds them.
+  bool attention_bias = false;
   DType torch_dtype = DType::bf16;   // the checkpoint's stated dtype ("bfloat16", "float16", "float32")
+  bool torch_dtype_stated = true;    // false: config.json has no dtype; the loader takes the weights' own
+  // Token ids the config names (generation_config.json may override eos); empty/nullopt when it names none.
+  std::optional<int64_t> bos_token_id;
+  std::vector<int64_t> eos_token_ids;
   // Mixture of experts (qwen3_moe); num_experts == 0 means a dense model.
   int64_t num_experts = 0;
   int64_t num_experts_per_tok = 0;
@@ -55,14 +62,26 @@ struct ModelConfig {
   int64_t decoder_sparse_step = 1;
   std::vector<int64_t> mlp_only_layers;
   std::optional<Fp8Quantization> quantization;
+  // What the reader did not find in config.json and took from transformers' defaults for this model_type
+  // ("num_key_value_heads = 32"), and keys it read but that change nothing here (each with why), so a run can
+  // say both. Not part of the architecture: two configs that differ only here describe the same model.
+  std::vector<std::string> defaults_taken;
+  std::vector<std::string> notes;
 
   bool has_qk_norm() const { return model_type == "qwen3" || model_type == "qwen3_moe"; }
+  bool has_qkv_bias() const { return attention_bias; }
+  bool has_o_bias() const { return attention_bias && model_type != "qwen2"; }
   // Qwen3-MoE's rule: layer i is sparse when it is not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0.
   bool is_moe_layer(int64_t layer) const;
 };
 
-// Parses config.json text. Unknown model_type, missing or ill-typed required keys, non-positive sizes, heads
-// not dividing, bad JSON: FormatError naming `file_name` and the key. Implemented in model_config_json.cpp.
+// Parses config.json text in either spelling transformers has written (4.x: rope_theta + rope_scaling,
+// num_experts, torch_dtype; 5.x: rope_parameters, num_local_experts, dtype). A key that is absent takes
+// transformers 5's default for the model_type (listed in defaults_taken). Unknown model_type, ill-typed keys,
+// non-positive sizes, heads not dividing, bad JSON: FormatError naming `file_name` and the key. A key whose
+// value changes the math in a way fourfold does not implement (another rope type, sliding-window attention, an
+// activation other than silu, MLP biases, another quantization): UnsupportedError naming the key.
+// Implemented in model_config_json.cpp.
 ModelConfig parse_model_config(std::string_view json_text, const std::string& file_name);
 // config.json text for `config`, readable by parse_model_config and by Hugging Face transformers.
 std::string model_config_to_json(const ModelConfig& config);

@@ -11,6 +11,7 @@
 #include "fourfold/errors.h"
 #include "model/json_excerpt.h"
 #include "model/model_config.h"
+#include "model/model_config_defaults.h"
 
 namespace fourfold::model {
 namespace {
@@ -88,36 +89,89 @@ class Reader {
   std::string prefix_;
 };
 
-// Recent transformers write "dtype" where older ones wrote "torch_dtype"; either is read.
-DType parse_torch_dtype(const Reader& r) {
-  const char* key = r.find("torch_dtype") || !r.find("dtype") ? "torch_dtype" : "dtype";
-  const std::string name = r.string(key, "bfloat16");
-  if (name == "bfloat16") return DType::bf16;
-  if (name == "float16") return DType::f16;
-  if (name == "float32") return DType::f32;
-  r.bad(key, "one of bfloat16, float16, float32", name);
+// Records each key that was absent and took transformers' default, as "key = value".
+class Defaults {
+ public:
+  explicit Defaults(std::vector<std::string>& taken) : taken_(taken) {}
+  template <class T>
+  T take(const Reader& r, const char* key, T value) {
+    if (!r.find(key)) taken_.push_back(fmt::format("{} = {}", key, value));
+    return value;
+  }
+
+ private:
+  std::vector<std::string>& taken_;
+};
+
+// One key that transformers has spelled two ways: the found one's name, nullptr when neither is present.
+// Both present with different values is an error (the config contradicts itself).
+const char* either_spelling(const Reader& r, const char* newer, const char* older) {
+  const json* a = r.find(newer);
+  const json* b = r.find(older);
+  if (a && b && *a != *b)
+    r.bad(older, fmt::format("the value of '{}' ({}), or only one of the two", newer, json_excerpt(*a)), *b);
+  return a ? newer : b ? older : nullptr;
 }
 
-std::optional<RopeScaling> parse_rope_scaling(const Reader& r) {
-  const json* v = r.find("rope_scaling");
-  if (!v) return std::nullopt;
-  if (!v->is_object()) r.bad("rope_scaling", "an object or null", *v);
-  const Reader s(*v, r.file(), "rope_scaling");
+// transformers 5 writes "dtype", 4.x "torch_dtype". Absent: the loader takes the weights' dtype.
+void parse_torch_dtype(const Reader& r, ModelConfig& c) {
+  const char* key = either_spelling(r, "dtype", "torch_dtype");
+  c.torch_dtype_stated = key != nullptr;
+  if (!key) return;
+  const std::string name = r.string(key);
+  if (name == "bfloat16") c.torch_dtype = DType::bf16;
+  else if (name == "float16") c.torch_dtype = DType::f16;
+  else if (name == "float32") c.torch_dtype = DType::f32;
+  else r.bad(key, "one of bfloat16, float16, float32", name);
+}
+
+// The rope: transformers 5's "rope_parameters" {rope_type, rope_theta, ...scaling keys}, or 4.x's top-level
+// "rope_theta" with "rope_scaling" {rope_type or type, ...}. As transformers does, a non-null rope_scaling wins
+// over rope_parameters, and a rope_theta inside the dict wins over the top-level one.
+void parse_rope(const Reader& r, ModelConfig& c, Defaults& d) {
+  const char* key = r.find("rope_scaling") ? "rope_scaling" : r.find("rope_parameters") ? "rope_parameters" : nullptr;
+  const bool top = r.find("rope_theta") != nullptr;
+  const double top_theta = top ? r.positive("rope_theta") : kDefaultRopeTheta;
+  c.rope_scaling.reset();
+  if (!key) {
+    c.rope_theta = top ? top_theta : d.take(r, "rope_theta", kDefaultRopeTheta);
+    return;
+  }
+  const json& v = r.require(key);
+  if (!v.is_object()) r.bad(key, "an object or null", v);
+  const Reader s(v, r.file(), key);
+  for (const char* layer_type : {"full_attention", "sliding_attention"})
+    if (s.find(layer_type))
+      fail<UnsupportedError>(r.file(), s.path(layer_type), "one rope for every layer (not one per layer type)",
+                             json_excerpt(v));
+  c.rope_theta = s.find("rope_theta") ? s.positive("rope_theta")
+                 : top                 ? top_theta
+                                       : d.take(r, "rope_theta", kDefaultRopeTheta);
+  if (s.find("partial_rotary_factor") && s.number("partial_rotary_factor") != 1.0)
+    fail<UnsupportedError>(r.file(), s.path("partial_rotary_factor"), "1.0 (rotary over the whole head)",
+                           json_excerpt(*s.find("partial_rotary_factor")));
   // Older configs spell rope_type as "type".
-  const std::string type = s.find("rope_type") ? s.string("rope_type") : s.string("type", "default");
-  if (type == "default") return std::nullopt;
-  if (type != "llama3")
-    fail<UnsupportedError>(r.file(), "rope_scaling.rope_type", "llama3 (the only rope scaling fourfold implements)",
-                           type);
+  const char* type_key = s.find("rope_type") ? "rope_type" : "type";
+  const std::string type = s.string(type_key, "default");
+  if (type == "default") return;
+  if (type != "llama3" && type != "linear")
+    fail<UnsupportedError>(r.file(), s.path(type_key),
+                           "default, linear or llama3 (the rope types fourfold implements)", type);
   RopeScaling rs;
   rs.rope_type = type;
   rs.factor = s.positive("factor");
-  rs.low_freq_factor = s.positive("low_freq_factor");
-  rs.high_freq_factor = s.positive("high_freq_factor");
-  rs.original_max_position_embeddings = s.integer("original_max_position_embeddings");
-  if (!(rs.high_freq_factor > rs.low_freq_factor))
-    s.bad("high_freq_factor", "a value above low_freq_factor", *v->find("high_freq_factor"));
-  return rs;
+  if (type == "llama3") {
+    rs.low_freq_factor = s.positive("low_freq_factor");
+    rs.high_freq_factor = s.positive("high_freq_factor");
+    // transformers' standardize_rope_params: the pretraining length defaults to max_position_embeddings.
+    rs.original_max_position_embeddings = s.integer("original_max_position_embeddings", c.max_position_embeddings);
+    if (!s.find("original_max_position_embeddings"))
+      c.defaults_taken.push_back(fmt::format("{}.original_max_position_embeddings = {} (max_position_embeddings)",
+                                             key, c.max_position_embeddings));
+    if (!(rs.high_freq_factor > rs.low_freq_factor))
+      s.bad("high_freq_factor", "a value above low_freq_factor", *v.find("high_freq_factor"));
+  }
+  c.rope_scaling = rs;
 }
 
 std::optional<Fp8Quantization> parse_quantization(const Reader& r) {
@@ -164,14 +218,72 @@ std::vector<int64_t> parse_layer_list(const Reader& r, const char* key) {
   return out;
 }
 
+// bos/eos_token_id: an integer or a list of integers (Llama 3.1 lists three eos ids), or null.
+std::vector<int64_t> parse_token_ids(const Reader& r, const char* key) {
+  const json* v = r.find(key);
+  if (!v) return {};
+  std::vector<int64_t> out;
+  const auto one = [&](const json& x) {
+    if (!x.is_number_integer() || x.get<int64_t>() < 0) r.bad(key, "a token id or a list of token ids", *v);
+    out.push_back(x.get<int64_t>());
+  };
+  if (v->is_array()) {
+    for (const json& x : *v) one(x);
+  } else {
+    one(*v);
+  }
+  return out;
+}
+
+// Keys of the four architectures whose non-default values change the math in ways fourfold does not implement.
+void refuse_unimplemented(const Reader& r, ModelConfig& c, const ConfigDefaults& d) {
+  for (const char* key : {"hidden_act", "hidden_activation"})
+    if (r.find(key) && r.string(key) != "silu")
+      fail<UnsupportedError>(r.file(), key, "silu (the activation of qwen3_moe, qwen3, qwen2 and llama MLPs)",
+                             r.string(key));
+  if (c.model_type == "llama" && r.boolean("mlp_bias", false))
+    fail<UnsupportedError>(r.file(), "mlp_bias", "false (fourfold's MLPs have no biases)", "true");
+  // Sliding-window attention: qwen3_moe applies it to every layer when use_sliding_window is set; qwen2 and
+  // qwen3 to the layers that layer_types (or, without it, max_window_layers) marks "sliding_attention".
+  const bool sliding = r.boolean("use_sliding_window", false);
+  if (c.model_type == "qwen3_moe" && sliding)
+    fail<UnsupportedError>(r.file(), "use_sliding_window", "false (fourfold attends over the whole context)", "true");
+  if (c.model_type == "qwen2" || c.model_type == "qwen3") {
+    if (const json* v = r.find("layer_types")) {
+      if (!v->is_array() || static_cast<int64_t>(v->size()) != c.num_hidden_layers)
+        r.bad("layer_types", fmt::format("a list of {} layer types (num_hidden_layers)", c.num_hidden_layers), *v);
+      for (const json& t : *v) {
+        if (t == "full_attention") continue;
+        if (t == "sliding_attention")
+          fail<UnsupportedError>(r.file(), "layer_types", "only full_attention (fourfold has no sliding window)",
+                                 json_excerpt(*v));
+        r.bad("layer_types", "full_attention or sliding_attention entries", *v);
+      }
+    } else if (sliding) {
+      // transformers 5: sliding_window defaults to 4096 when use_sliding_window is set.
+      const int64_t first = r.integer("max_window_layers", d.max_window_layers, 0);
+      if (first < c.num_hidden_layers)
+        fail<UnsupportedError>(r.file(), "use_sliding_window",
+                               fmt::format("false, or max_window_layers >= num_hidden_layers ({}): layers {} on "
+                                           "would use sliding-window attention",
+                                           c.num_hidden_layers, first),
+                               "true");
+    }
+  }
+  if (c.model_type == "qwen2" && r.find("attention_bias") && !r.boolean("attention_bias", true))
+    c.notes.push_back("attention_bias = false ignored: transformers' Qwen2 always has q/k/v biases");
+  if (r.find("pretraining_tp") && r.integer("pretraining_tp", 1) != 1)
+    c.notes.push_back("pretraining_tp ignored: it splits the same products (transformers 5 ignores it too)");
+}
+
 // Cross-key rules: heads divide, head_dim derivable, top-k within the experts.
 void check_consistency(const ModelConfig& c, const Reader& r, const json& root) {
   if (c.num_attention_heads % c.num_key_value_heads != 0)
     r.bad("num_key_value_heads", fmt::format("a divisor of num_attention_heads ({})", c.num_attention_heads),
-          root.at("num_key_value_heads"));
+          json(c.num_key_value_heads));
   if (c.num_experts > 0 && c.num_experts_per_tok > c.num_experts)
     r.bad("num_experts_per_tok", fmt::format("at most num_experts ({})", c.num_experts),
-          root.at("num_experts_per_tok"));
+          json(c.num_experts_per_tok));
 }
 
 }  // namespace
@@ -188,37 +300,52 @@ ModelConfig parse_model_config(std::string_view json_text, const std::string& fi
 
   ModelConfig c;
   c.model_type = r.string("model_type");
-  if (c.model_type != "qwen3_moe" && c.model_type != "qwen3" && c.model_type != "qwen2" && c.model_type != "llama")
-    fail<FormatError>(file_name, "model_type", kModelTypes, c.model_type);
-  c.hidden_size = r.integer("hidden_size");
-  c.intermediate_size = r.integer("intermediate_size");
-  c.num_hidden_layers = r.integer("num_hidden_layers");
-  c.num_attention_heads = r.integer("num_attention_heads");
-  c.num_key_value_heads = r.integer("num_key_value_heads", c.num_attention_heads);
+  const std::optional<ConfigDefaults> found = transformers_defaults(c.model_type);
+  if (!found) fail<FormatError>(file_name, "model_type", kModelTypes, c.model_type);
+  const ConfigDefaults& td = *found;
+  Defaults d(c.defaults_taken);
+  const auto integer = [&](const char* key, int64_t fallback) { return r.integer(key, d.take(r, key, fallback)); };
+  c.hidden_size = integer("hidden_size", td.hidden_size);
+  c.intermediate_size = integer("intermediate_size", td.intermediate_size);
+  c.num_hidden_layers = integer("num_hidden_layers", td.num_hidden_layers);
+  c.num_attention_heads = integer("num_attention_heads", td.num_attention_heads);
+  c.num_key_value_heads = integer("num_key_value_heads", td.num_key_value_heads.value_or(c.num_attention_heads));
   if (r.find("head_dim")) {
     c.head_dim = r.integer("head_dim");
+  } else if (td.head_dim) {
+    c.head_dim = d.take(r, "head_dim", *td.head_dim);
   } else {
     if (c.hidden_size % c.num_attention_heads != 0)
-      r.bad("head_dim", "present, or hidden_size divisible by num_attention_heads", root.at("hidden_size"));
+      r.bad("head_dim", "present, or hidden_size divisible by num_attention_heads", json(c.hidden_size));
     c.head_dim = c.hidden_size / c.num_attention_heads;
+    c.defaults_taken.push_back(fmt::format("head_dim = {} (hidden_size / num_attention_heads)", c.head_dim));
   }
-  c.vocab_size = r.integer("vocab_size");
-  c.max_position_embeddings = r.integer("max_position_embeddings", 2048);
-  c.rms_norm_eps = r.positive("rms_norm_eps", 1e-6);
-  c.rope_theta = r.positive("rope_theta", 10000.0);
-  c.rope_scaling = parse_rope_scaling(r);
-  c.tie_word_embeddings = r.boolean("tie_word_embeddings", false);
+  c.vocab_size = integer("vocab_size", td.vocab_size);
+  c.max_position_embeddings = integer("max_position_embeddings", td.max_position_embeddings);
+  c.rms_norm_eps = r.positive("rms_norm_eps", d.take(r, "rms_norm_eps", kDefaultRmsNormEps));
+  parse_rope(r, c, d);
+  c.tie_word_embeddings = r.boolean("tie_word_embeddings", d.take(r, "tie_word_embeddings", false));
   // Qwen2 always has q/k/v biases (its config has no key for them); the others default to none.
-  c.attention_bias = r.boolean("attention_bias", c.model_type == "qwen2");
-  c.torch_dtype = parse_torch_dtype(r);
+  c.attention_bias = c.model_type == "qwen2" || r.boolean("attention_bias", d.take(r, "attention_bias", false));
+  parse_torch_dtype(r, c);
+  const std::vector<int64_t> bos = parse_token_ids(r, "bos_token_id");
+  if (bos.size() > 1) r.bad("bos_token_id", "one token id", *r.find("bos_token_id"));
+  c.bos_token_id = bos.empty() ? std::nullopt : std::optional<int64_t>(bos[0]);
+  c.eos_token_ids = parse_token_ids(r, "eos_token_id");
+  // Only an absent key takes the default: "eos_token_id": null says there is none.
+  if (!root.contains("bos_token_id") && td.bos_token_id) c.bos_token_id = d.take(r, "bos_token_id", *td.bos_token_id);
+  if (!root.contains("eos_token_id") && td.eos_token_id) c.eos_token_ids = {d.take(r, "eos_token_id", *td.eos_token_id)};
   if (c.model_type == "qwen3_moe") {
-    c.num_experts = r.integer("num_experts");
-    c.num_experts_per_tok = r.integer("num_experts_per_tok");
-    c.moe_intermediate_size = r.integer("moe_intermediate_size");
-    c.norm_topk_prob = r.boolean("norm_topk_prob", false);   // transformers' Qwen3MoeConfig default
-    c.decoder_sparse_step = r.integer("decoder_sparse_step", 1);
+    // transformers 5 writes num_local_experts (num_experts is its attribute alias); 4.x wrote num_experts.
+    const char* experts = either_spelling(r, "num_local_experts", "num_experts");
+    c.num_experts = experts ? r.integer(experts) : d.take(r, "num_local_experts", td.num_experts);
+    c.num_experts_per_tok = integer("num_experts_per_tok", td.num_experts_per_tok);
+    c.moe_intermediate_size = integer("moe_intermediate_size", td.moe_intermediate_size);
+    c.norm_topk_prob = r.boolean("norm_topk_prob", d.take(r, "norm_topk_prob", td.norm_topk_prob));
+    c.decoder_sparse_step = integer("decoder_sparse_step", td.decoder_sparse_step);
     c.mlp_only_layers = parse_layer_list(r, "mlp_only_layers");
   }
+  refuse_unimplemented(r, c, td);
   c.quantization = parse_quantization(r);
   check_consistency(c, r, root);
   return c;
@@ -243,7 +370,9 @@ std::string model_config_to_json(const ModelConfig& c) {
   j["max_position_embeddings"] = c.max_position_embeddings;
   j["rms_norm_eps"] = c.rms_norm_eps;
   j["rope_theta"] = c.rope_theta;
-  if (c.rope_scaling) {
+  if (c.rope_scaling && c.rope_scaling->rope_type == "linear") {
+    j["rope_scaling"] = {{"rope_type", "linear"}, {"factor", c.rope_scaling->factor}};
+  } else if (c.rope_scaling) {
     j["rope_scaling"] = {{"rope_type", c.rope_scaling->rope_type},
                          {"factor", c.rope_scaling->factor},
                          {"low_freq_factor", c.rope_scaling->low_freq_factor},
@@ -255,7 +384,11 @@ std::string model_config_to_json(const ModelConfig& c) {
   j["tie_word_embeddings"] = c.tie_word_embeddings;
   j["attention_bias"] = c.attention_bias;
   j["hidden_act"] = "silu";
-  j["torch_dtype"] = std::string(dtype_name(c.torch_dtype));
+  if (c.torch_dtype_stated) j["torch_dtype"] = std::string(dtype_name(c.torch_dtype));
+  j["bos_token_id"] = c.bos_token_id ? nlohmann::ordered_json(*c.bos_token_id) : nlohmann::ordered_json(nullptr);
+  if (c.eos_token_ids.size() == 1) j["eos_token_id"] = c.eos_token_ids[0];
+  else if (c.eos_token_ids.empty()) j["eos_token_id"] = nullptr;
+  else j["eos_token_id"] = c.eos_token_ids;
   if (c.model_type == "qwen3_moe") {
     j["num_experts"] = c.num_experts;
     j["num_experts_per_tok"] = c.num_experts_per_tok;

@@ -22,6 +22,7 @@ using nlohmann::json;
 constexpr const char* kConfigFile = "config.json";
 constexpr const char* kSingleFile = "model.safetensors";
 constexpr const char* kIndexFile = "model.safetensors.index.json";
+constexpr const char* kGenerationConfigFile = "generation_config.json";
 const std::regex kShardName(R"(model-\d{5}-of-\d{5}\.safetensors)");
 
 std::string read_text(const fs::path& path) {
@@ -176,7 +177,17 @@ LoadedModel load_model_folder(const fs::path& dir) {
     if (!m.weights.count(name))
       fail<FormatError>((dir / file).string(), "tensor " + name, fmt::format("present ({} lists it)", kIndexFile),
                         "no such tensor in the file");
+  if (!m.config.torch_dtype_stated) {
+    // transformers then loads the weights as stored; the embedding's dtype is the checkpoint's.
+    const auto embed = m.weights.find("model.embed_tokens.weight");
+    if (embed != m.weights.end() && !is_fp8(embed->second.dtype())) m.config.torch_dtype = embed->second.dtype();
+    m.config.defaults_taken.push_back(fmt::format("dtype = {} (config.json states none: model.embed_tokens.weight's)",
+                                                  dtype_name(m.config.torch_dtype)));
+  }
   check_weights(m.config, m.weights, dir.string(), m.file_of);
+  if (fs::exists(dir / kGenerationConfigFile))
+    m.generation = parse_generation_config(read_text(dir / kGenerationConfigFile),
+                                           (dir / kGenerationConfigFile).string());
   return m;
 }
 

@@ -7,6 +7,7 @@
 #include <map>
 #include <string>
 
+#include "model/generation_config.h"
 #include "model/model_config.h"
 #include "model/presets.h"
 
@@ -18,6 +19,7 @@ struct LoadedModel {
   uint64_t mapped_bytes = 0;                      // all safetensors files, mapped whole
   std::map<std::string, std::string> file_of;     // tensor name -> the file (name within the folder) it came from
   std::map<std::string, std::string> copied;      // tensors copied out of the map instead, and why (misaligned)
+  std::optional<GenerationConfig> generation;     // generation_config.json, when the folder has one
 };
 
 // Loads and checks a folder against weight_layout(config) (plus the f32 weight_scale_inv of every projection when

@@ -43,6 +43,7 @@ ModelSource open_model(const std::string& model_dir, const std::string& preset, 
     s.config = std::move(loaded.config);
     s.weights = std::move(loaded.weights);
     s.mapped_bytes = loaded.mapped_bytes;
+    s.generation = std::move(loaded.generation);
     return s;
   }
   s.name = preset.empty() ? "tiny-moe" : preset;

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 
+#include "model/generation_config.h"
 #include "model/model_config.h"
 #include "model/presets.h"
 
@@ -18,6 +19,7 @@ struct ModelSource {
   ModelConfig config;
   TensorMap weights;
   uint64_t mapped_bytes = 0;  // 0 for a preset: its weights live in the allocator
+  std::optional<GenerationConfig> generation;   // the folder's generation_config.json, if any
   std::string description() const;   // "preset tiny-moe (qwen3_moe, 2 layers, hidden 128, 8 experts / 2 active)"
 };
 

@@ -15,7 +15,11 @@ std::vector<double> rope_inverse_frequencies(const ModelConfig& c) {
     inv[i] = 1.0 / std::pow(c.rope_theta, static_cast<double>(2 * i) / static_cast<double>(c.head_dim));
   if (!c.rope_scaling) return inv;
   const RopeScaling& s = *c.rope_scaling;
-  if (s.rope_type != "llama3") fail<ValueError>("rotary", "rope_scaling.rope_type", "llama3", s.rope_type);
+  if (s.rope_type == "linear") {   // positions divided by factor, which is the same as every frequency
+    for (double& f : inv) f /= s.factor;
+    return inv;
+  }
+  if (s.rope_type != "llama3") fail<ValueError>("rotary", "rope_scaling.rope_type", "linear or llama3", s.rope_type);
   const double old_len = static_cast<double>(s.original_max_position_embeddings);
   const double low_wavelen = old_len / s.low_freq_factor, high_wavelen = old_len / s.high_freq_factor;
   for (double& f : inv) {

@@ -49,6 +49,7 @@ std::vector<WeightSpec> weight_layout(const ModelConfig& c) {
       add(layer_weight(l, "self_attn.v_proj.bias"), {kv}, WeightRole::bias, l);
     }
     add(layer_weight(l, "self_attn.o_proj.weight"), {h, q}, WeightRole::projection, l);
+    if (c.has_o_bias()) add(layer_weight(l, "self_attn.o_proj.bias"), {h}, WeightRole::bias, l);
     if (c.has_qk_norm()) {
       add(layer_weight(l, "self_attn.q_norm.weight"), {d}, WeightRole::norm, l);
       add(layer_weight(l, "self_attn.k_norm.weight"), {d}, WeightRole::norm, l);

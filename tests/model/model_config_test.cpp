@@ -1,4 +1,6 @@
 // config.json: every preset round-trips, real Hugging Face spellings parse, each bad config names file and key.
+#include <algorithm>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -102,18 +104,128 @@ TEST(ModelConfig, ParsesARealQwen3MoeFp8Config) {
 TEST(ModelConfig, DefaultsFollowTransformers) {
   const ModelConfig c = parse_model_config(
       R"({"model_type": "qwen2", "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 1,
-          "num_attention_heads": 4, "vocab_size": 10})",
+          "num_attention_heads": 4, "vocab_size": 10, "num_key_value_heads": 4})",
       "config.json");
   EXPECT_EQ(c.head_dim, 16);              // hidden / heads
-  EXPECT_EQ(c.num_key_value_heads, 4);    // = heads
   EXPECT_TRUE(c.attention_bias);          // qwen2 always has q/k/v biases
-  EXPECT_EQ(c.torch_dtype, DType::bf16);
+  EXPECT_FALSE(c.has_o_bias());
+  EXPECT_FALSE(c.torch_dtype_stated);     // the loader takes the weights' dtype
   EXPECT_FALSE(c.rope_scaling.has_value());
+  EXPECT_EQ(c.max_position_embeddings, 32768);
   json j = json::parse(model_config_to_json(c));
-  j.erase("torch_dtype");
-  j["dtype"] = "float32";   // newer transformers' spelling
+  j["dtype"] = "float32";   // transformers 5's spelling
   EXPECT_EQ(parse_model_config(j.dump(), "config.json").torch_dtype, DType::f32);
   EXPECT_FALSE(c.quantization.has_value());
+}
+
+// transformers 5.23's field defaults per model_type: an absent key means them, and the reader says it took them.
+TEST(ModelConfig, AbsentKeysTakeTransformersDefaultsAndSaySo) {
+  const auto has = [](const ModelConfig& c, const std::string& entry) {
+    return std::find(c.defaults_taken.begin(), c.defaults_taken.end(), entry) != c.defaults_taken.end();
+  };
+  const ModelConfig moe = parse_model_config(R"({"model_type": "qwen3_moe"})", "config.json");
+  EXPECT_EQ(moe.hidden_size, 2048);
+  EXPECT_EQ(moe.num_key_value_heads, 4);
+  EXPECT_EQ(moe.head_dim, 64);   // Qwen3MoeConfig has no head_dim: hidden / heads
+  EXPECT_EQ(moe.num_experts, 128);
+  EXPECT_EQ(moe.num_experts_per_tok, 8);
+  EXPECT_EQ(moe.moe_intermediate_size, 768);
+  EXPECT_FALSE(moe.norm_topk_prob);
+  EXPECT_EQ(moe.vocab_size, 151936);
+  EXPECT_TRUE(has(moe, "num_local_experts = 128"));
+  EXPECT_TRUE(has(moe, "rope_theta = 10000"));
+  const ModelConfig qwen3 = parse_model_config(R"({"model_type": "qwen3", "hidden_size": 256})", "config.json");
+  EXPECT_EQ(qwen3.head_dim, 128);   // Qwen3Config's own default, not hidden / heads
+  EXPECT_EQ(qwen3.num_key_value_heads, 32);
+  EXPECT_TRUE(has(qwen3, "head_dim = 128"));
+  EXPECT_FALSE(has(qwen3, "hidden_size = 4096"));
+  const ModelConfig llama = parse_model_config(R"({"model_type": "llama", "num_attention_heads": 8})", "config.json");
+  EXPECT_EQ(llama.num_key_value_heads, 8);   // = heads
+  EXPECT_EQ(llama.head_dim, 512);            // 4096 / 8
+  EXPECT_EQ(llama.max_position_embeddings, 2048);
+  EXPECT_EQ(llama.bos_token_id, 1);
+  EXPECT_EQ(llama.eos_token_ids, std::vector<int64_t>{2});
+  EXPECT_TRUE(has(llama, "eos_token_id = 2"));
+  // An explicit null is not an absent key: no eos.
+  EXPECT_TRUE(parse_model_config(R"({"model_type": "llama", "eos_token_id": null})", "c").eos_token_ids.empty());
+  EXPECT_EQ(parse_model_config(R"({"model_type": "llama", "eos_token_id": [5, 7]})", "c").eos_token_ids,
+            (std::vector<int64_t>{5, 7}));
+}
+
+// transformers 4.x and 5.x spellings of the keys it renamed read to the same configuration.
+TEST(ModelConfig, BothSpellingsOfRenamedKeys) {
+  const ModelConfig v5 = parse_model_config(
+      R"({"model_type": "qwen3_moe", "num_local_experts": 16, "dtype": "float16",
+          "rope_parameters": {"rope_type": "default", "rope_theta": 1000000.0}})", "c");
+  const ModelConfig v4 = parse_model_config(
+      R"({"model_type": "qwen3_moe", "num_experts": 16, "torch_dtype": "float16",
+          "rope_theta": 1000000.0, "rope_scaling": null})", "c");
+  EXPECT_EQ(model_config_to_json(v4), model_config_to_json(v5));
+  EXPECT_EQ(v5.num_experts, 16);
+  EXPECT_EQ(v5.rope_theta, 1e6);
+  EXPECT_EQ(v5.torch_dtype, DType::f16);
+  const ModelConfig l5 = parse_model_config(
+      R"({"model_type": "llama", "max_position_embeddings": 4096, "rope_parameters": {"rope_type": "llama3",
+          "rope_theta": 500000.0, "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0}})", "c");
+  const ModelConfig l4 = parse_model_config(
+      R"({"model_type": "llama", "max_position_embeddings": 4096, "rope_theta": 500000.0, "rope_scaling":
+          {"type": "llama3", "factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0}})", "c");
+  EXPECT_EQ(model_config_to_json(l4), model_config_to_json(l5));
+  ASSERT_TRUE(l5.rope_scaling.has_value());
+  EXPECT_EQ(l5.rope_theta, 500000.0);
+  EXPECT_EQ(l5.rope_scaling->original_max_position_embeddings, 4096);   // transformers: max_position_embeddings
+  // A top-level rope_theta beside rope_parameters without one (transformers moves it in).
+  EXPECT_EQ(parse_model_config(R"({"model_type": "qwen3", "rope_theta": 5e5, "rope_parameters":
+                                   {"rope_type": "default"}})", "c").rope_theta, 5e5);
+  // Linear scaling is implemented.
+  const ModelConfig lin = parse_model_config(
+      R"({"model_type": "llama", "rope_parameters": {"rope_type": "linear", "factor": 2.0}})", "c");
+  ASSERT_TRUE(lin.rope_scaling.has_value());
+  EXPECT_EQ(lin.rope_scaling->rope_type, "linear");
+  EXPECT_EQ(parse_model_config(model_config_to_json(lin), "c").rope_scaling->factor, 2.0);
+  // Both spellings present and contradicting each other.
+  EXPECT_TRUE(throws_with<FormatError>(
+      [] { parse_model_config(R"({"model_type": "qwen3_moe", "num_experts": 8, "num_local_experts": 16})", "c"); },
+      {"num_experts", "num_local_experts", "16"}));
+  EXPECT_TRUE(throws_with<FormatError>(
+      [] { parse_model_config(R"({"model_type": "qwen3", "dtype": "float32", "torch_dtype": "bfloat16"})", "c"); },
+      {"torch_dtype", "dtype"}));
+}
+
+// A key that changes the math in a way fourfold does not implement is an error naming it, never a default.
+TEST(ModelConfig, KeysThatChangeTheMathAndAreNotImplementedAreRefused) {
+  const auto refused = [](const char* text, std::vector<std::string> fragments) {
+    fragments.push_back("my/config.json");
+    return throws_with<UnsupportedError>([&] { parse_model_config(text, "my/config.json"); }, fragments);
+  };
+  EXPECT_TRUE(refused(R"({"model_type": "llama", "rope_parameters": {"rope_type": "yarn", "factor": 4.0}})",
+                      {"rope_parameters.rope_type", "yarn"}));
+  EXPECT_TRUE(refused(R"({"model_type": "qwen3", "rope_parameters": {"rope_type": "dynamic", "factor": 2.0}})",
+                      {"rope_parameters.rope_type", "dynamic"}));
+  EXPECT_TRUE(refused(R"({"model_type": "llama", "rope_parameters": {"rope_type": "default",
+                          "partial_rotary_factor": 0.5}})", {"partial_rotary_factor", "0.5"}));
+  EXPECT_TRUE(refused(R"({"model_type": "qwen3", "rope_parameters": {"full_attention": {"rope_type": "default"}}})",
+                      {"rope_parameters.full_attention"}));
+  EXPECT_TRUE(refused(R"({"model_type": "llama", "hidden_act": "gelu"})", {"hidden_act", "silu", "gelu"}));
+  EXPECT_TRUE(refused(R"({"model_type": "llama", "mlp_bias": true})", {"mlp_bias"}));
+  EXPECT_TRUE(refused(R"({"model_type": "qwen3_moe", "use_sliding_window": true})", {"use_sliding_window"}));
+  EXPECT_TRUE(refused(R"({"model_type": "qwen2", "num_hidden_layers": 2,
+                          "layer_types": ["full_attention", "sliding_attention"]})", {"layer_types"}));
+  EXPECT_TRUE(refused(R"({"model_type": "qwen3", "num_hidden_layers": 32, "use_sliding_window": true,
+                          "sliding_window": 4096, "max_window_layers": 28})", {"use_sliding_window", "28"}));
+  // Sliding windows that transformers itself does not apply are accepted.
+  EXPECT_NO_THROW(parse_model_config(R"({"model_type": "qwen3", "num_hidden_layers": 4, "use_sliding_window": true,
+                                         "max_window_layers": 4})", "c"));
+  EXPECT_NO_THROW(parse_model_config(R"({"model_type": "qwen2", "use_sliding_window": false,
+                                         "sliding_window": 131072})", "c"));
+  // Attention biases: q/k/v/o for llama and qwen3 (implemented), ignored-with-a-note for qwen2.
+  const ModelConfig biased = parse_model_config(R"({"model_type": "qwen3", "attention_bias": true})", "c");
+  EXPECT_TRUE(biased.has_qkv_bias());
+  EXPECT_TRUE(biased.has_o_bias());
+  const ModelConfig q2 = parse_model_config(R"({"model_type": "qwen2", "attention_bias": false})", "c");
+  EXPECT_TRUE(q2.attention_bias);
+  ASSERT_EQ(q2.notes.size(), 1u);
+  EXPECT_NE(q2.notes[0].find("attention_bias"), std::string::npos);
 }
 
 // A valid tiny config as JSON, for the bad-config cases to edit.
@@ -132,12 +244,9 @@ TEST(ModelConfig, BadConfigsNameFileAndKey) {
   json j = valid();
   j["model_type"] = "gpt2";
   EXPECT_TRUE(rejects(j, {"model_type", "qwen3_moe, qwen3, qwen2, llama", "gpt2"}));
-  for (const char* key : {"model_type", "hidden_size", "num_hidden_layers", "num_attention_heads", "vocab_size",
-                          "intermediate_size"}) {
-    j = valid();
-    j.erase(key);
-    EXPECT_TRUE(rejects(j, {key, "present"})) << key;
-  }
+  j = valid();
+  j.erase("model_type");   // the one key without a default
+  EXPECT_TRUE(rejects(j, {"model_type", "present"}));
   j = valid();
   j["hidden_size"] = "128";
   EXPECT_TRUE(rejects(j, {"hidden_size", "an integer", "\"128\""}));
@@ -169,8 +278,8 @@ TEST(ModelConfig, BadConfigsNameFileAndKey) {
   j = json::parse(model_config_to_json(preset_config("tiny-moe")));
   j["num_experts_per_tok"] = 9;
   EXPECT_TRUE(rejects(j, {"num_experts_per_tok", "at most num_experts"}));
-  j.erase("num_experts_per_tok");
-  EXPECT_TRUE(rejects(j, {"num_experts_per_tok", "present"}));
+  j["num_experts_per_tok"] = "8";
+  EXPECT_TRUE(rejects(j, {"num_experts_per_tok", "an integer"}));
 }
 
 TEST(ModelConfig, UnsupportedRopeAndQuantizationNameWhatTheyFound) {
@@ -180,10 +289,10 @@ TEST(ModelConfig, UnsupportedRopeAndQuantizationNameWhatTheyFound) {
   };
   json j = valid();
   j["rope_scaling"] = {{"rope_type", "yarn"}, {"factor", 4.0}};
-  EXPECT_TRUE(unsupported(j, {"rope_scaling.rope_type", "llama3", "yarn"}));
+  EXPECT_TRUE(unsupported(j, {"rope_scaling.rope_type", "default, linear or llama3", "yarn"}));
   j = valid();
   j["rope_scaling"] = {{"type", "dynamic"}, {"factor", 2.0}};   // the older spelling
-  EXPECT_TRUE(unsupported(j, {"rope_type", "dynamic"}));
+  EXPECT_TRUE(unsupported(j, {"rope_scaling.type", "dynamic"}));
   j = valid();
   j["quantization_config"] = {{"quant_method", "gptq"}, {"bits", 4}};
   EXPECT_TRUE(unsupported(j, {"quant_method", "fp8", "gptq"}));

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "fourfold/ops.h"   // OptTensor
 #include "fourfold/tensor.h"
@@ -17,12 +18,17 @@ struct MoeExpertWeights {
   Tensor up;
   Tensor down;
   OptTensor gate_scale, up_scale, down_scale;
+  // Empty: expert e is entry e of the stacks. Else expert e is entry slot_of_expert[e] (a permutation): the
+  // stacks are views of a checkpoint that stores experts in another order (transformers' name order 0, 1, 10,
+  // 11, 2, ...), used in place instead of copied into expert order. moe_block routes to slots.
+  std::vector<int64_t> slot_of_expert;
 };
 
 // Qwen3-MoE's sparse block: x [T, H], router_weight [E, H] (x's dtype) -> [T, H] in x's dtype:
 //   logits = x @ router_weight^T; p = softmax(logits in float32); (w, idx) = topk(p, top_k);
 //   if norm_topk_prob: w /= sum(w); out[t] = sum_j w_j * down_e(silu(gate_e(x_t)) * up_e(x_t)), e = idx_j.
 // Composed from linear, softmax, topk, a host-side sort of the (token, expert) pairs by expert, and moe_experts.
+// With w.slot_of_expert, each chosen expert is mapped to its slot before the sort (moe_experts sees slots).
 Tensor moe_block(const Tensor& x, const Tensor& router_weight, const MoeExpertWeights& w, int64_t top_k,
                  bool norm_topk_prob);
 

@@ -2,18 +2,42 @@
 // binding layer by layer.
 #include "model/model_weights.h"
 
+#include <algorithm>
 #include <set>
 
 #include <fmt/format.h>
 
 #include "fourfold/errors.h"
 #include "model/expert_stack.h"
+#include "model/safetensors.h"
 #include "model/weight_layout.h"
 
 namespace fourfold::model {
 namespace {
 
 bool is_high_precision(DType d) { return d == DType::bf16 || d == DType::f16 || d == DType::f32; }
+
+std::vector<int64_t> identity_order(int64_t n) {
+  std::vector<int64_t> order(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) order[static_cast<size_t>(i)] = i;
+  return order;
+}
+
+// The experts sorted by where their tensor lies in memory (by storage, then address): slot -> expert.
+std::vector<int64_t> memory_order(const std::vector<Tensor>& parts) {
+  std::vector<int64_t> order = identity_order(static_cast<int64_t>(parts.size()));
+  std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+    return reinterpret_cast<uintptr_t>(parts[static_cast<size_t>(a)].data()) <
+           reinterpret_cast<uintptr_t>(parts[static_cast<size_t>(b)].data());
+  });
+  return order;
+}
+
+std::vector<Tensor> in_order(const std::vector<Tensor>& parts, const std::vector<int64_t>& order) {
+  std::vector<Tensor> out;
+  for (int64_t e : order) out.push_back(parts[static_cast<size_t>(e)]);
+  return out;
+}
 
 void check_tensors(const ModelConfig& config, const TensorMap& weights, const std::string& source) {
   std::set<std::string> expected;
@@ -70,28 +94,53 @@ class Binder {
     if (has_bias) p.bias = small(weight_name.substr(0, weight_name.size() - 6) + "bias");   // "x.weight" -> "x.bias"
     return p;
   }
-  // The E experts of one projection of one layer, stacked (a view when the storage allows, see stack_experts).
-  void experts(int64_t layer, int64_t count, const std::string& projection, const std::string& source, Tensor& stacked,
-               OptTensor& scales) {
-    std::vector<Tensor> parts, scale_parts;
-    for (int64_t e = 0; e < count; ++e) {
-      const std::string name = expert_weight(layer, e, projection);
-      parts.push_back(take(name));
-      if (parts.back().dtype() != parts.front().dtype())
-        fail<FormatError>(source, name, "the dtype of expert 0 (" + std::string(dtype_name(parts.front().dtype())) + ")",
-                          std::string(dtype_name(parts.back().dtype())));
-      if (is_fp8(parts.back().dtype())) scale_parts.push_back(take(fp8_scale_name(name)));
+  // A layer's experts, each projection stacked [E, out, in]: views of the checkpoint when the layout allows
+  // (see stack_experts), in the order the experts lie in memory when all three projections (and their scales)
+  // agree on it, so that a name-ordered checkpoint (experts 0, 1, 10, 11, 2, ...) is used in place too.
+  void experts(int64_t layer, int64_t count, const std::string& source, MoeExpertWeights& out) {
+    struct Stack {
+      const char* projection;
+      Tensor* weights;
+      OptTensor* scales;
+      std::vector<Tensor> parts, scale_parts;
+    };
+    std::vector<Stack> stacks = {{"gate_proj", &out.gate, &out.gate_scale, {}, {}},
+                                 {"up_proj", &out.up, &out.up_scale, {}, {}},
+                                 {"down_proj", &out.down, &out.down_scale, {}, {}}};
+    for (Stack& st : stacks)
+      for (int64_t e = 0; e < count; ++e) {
+        const std::string name = expert_weight(layer, e, st.projection);
+        st.parts.push_back(take(name));
+        if (st.parts.back().dtype() != st.parts.front().dtype())
+          fail<FormatError>(source, name,
+                            "the dtype of expert 0 (" + std::string(dtype_name(st.parts.front().dtype())) + ")",
+                            std::string(dtype_name(st.parts.back().dtype())));
+        if (is_fp8(st.parts.back().dtype())) st.scale_parts.push_back(take(fp8_scale_name(name)));
+      }
+    // Another order only where it makes every stack a view; else expert order (copying where needed), so
+    // that weights built in memory keep their layout.
+    std::vector<int64_t> order = memory_order(stacks[0].parts);
+    for (const Stack& st : stacks)
+      if (!stacked_view(in_order(st.parts, order)) ||
+          (!st.scale_parts.empty() && !stacked_view(in_order(st.scale_parts, order))))
+        order = identity_order(count);
+    if (order != identity_order(count)) {
+      out.slot_of_expert.assign(static_cast<size_t>(count), 0);
+      for (int64_t slot = 0; slot < count; ++slot) out.slot_of_expert[static_cast<size_t>(order[slot])] = slot;
     }
-    const uint64_t before = out_.copied_bytes;
-    stacked = stack_experts(parts, out_.copied_bytes);
-    if (!scale_parts.empty()) scales = stack_experts(scale_parts, out_.copied_bytes);
-    if (!is_fp8(stacked.dtype())) {
-      const Tensor converted = usable(stacked, expert_weight(layer, 0, projection));
-      stacked = converted;
+    for (Stack& st : stacks) {
+      const uint64_t before = out_.copied_bytes;
+      *st.weights = stack_experts(in_order(st.parts, order), out_.copied_bytes);
+      if (!st.scale_parts.empty()) *st.scales = stack_experts(in_order(st.scale_parts, order), out_.copied_bytes);
+      if (!is_fp8(st.weights->dtype())) {
+        const Tensor converted = usable(*st.weights, expert_weight(layer, 0, st.projection));
+        *st.weights = converted;
+      }
+      if (out_.copied_bytes > before)
+        note(fmt::format("layer {} {}: experts not equally spaced in memory, stacked by one copy", layer,
+                         st.projection),
+             0);
     }
-    if (out_.copied_bytes > before)
-      note(fmt::format("layer {} {}: experts not equally spaced in one storage, stacked by one copy", layer, projection),
-           0);
   }
   void note(const std::string& why, uint64_t bytes) {
     out_.copied_bytes += bytes;
@@ -166,7 +215,7 @@ ModelWeights bind_weights(const ModelConfig& c, TensorMap weights, DType activat
     a.q = b.projection(layer_weight(l, "self_attn.q_proj.weight"), c.attention_bias);
     a.k = b.projection(layer_weight(l, "self_attn.k_proj.weight"), c.attention_bias);
     a.v = b.projection(layer_weight(l, "self_attn.v_proj.weight"), c.attention_bias);
-    a.o = b.projection(layer_weight(l, "self_attn.o_proj.weight"));
+    a.o = b.projection(layer_weight(l, "self_attn.o_proj.weight"), c.has_o_bias());
     if (c.has_qk_norm()) {
       a.q_norm = b.small(layer_weight(l, "self_attn.q_norm.weight"));
       a.k_norm = b.small(layer_weight(l, "self_attn.k_norm.weight"));
@@ -174,9 +223,7 @@ ModelWeights bind_weights(const ModelConfig& c, TensorMap weights, DType activat
     if (c.is_moe_layer(l)) {
       MoeWeights moe;
       moe.router = b.linear_weight(layer_weight(l, "mlp.gate.weight"));
-      b.experts(l, c.num_experts, "gate_proj", source, moe.experts.gate, moe.experts.gate_scale);
-      b.experts(l, c.num_experts, "up_proj", source, moe.experts.up, moe.experts.up_scale);
-      b.experts(l, c.num_experts, "down_proj", source, moe.experts.down, moe.experts.down_scale);
+      b.experts(l, c.num_experts, source, moe.experts);
       layer.moe = std::move(moe);
     } else {
       layer.mlp = DenseMlpWeights{b.projection(layer_weight(l, "mlp.gate_proj.weight")),

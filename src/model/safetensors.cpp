@@ -140,17 +140,27 @@ std::optional<Tensor> stacked_view(const std::vector<Tensor>& parts) {
   if (parts.empty() || !parts[0].defined() || !parts[0].is_contiguous()) return std::nullopt;
   const Tensor& first = parts[0];
   const auto* base = static_cast<const uint8_t*>(first.data());
+  const size_t nbytes = first.nbytes();
+  // The distance between consecutive parts: nbytes when back to back, k * nbytes when each expert's other
+  // tensors of the same size lie between (a name-ordered file: down, gate, up of expert 0, then of expert 1...).
+  const ptrdiff_t step = parts.size() > 1 ? static_cast<const uint8_t*>(parts[1].data()) - base : ptrdiff_t(nbytes);
+  if (nbytes == 0 || step < static_cast<ptrdiff_t>(nbytes) || step % static_cast<ptrdiff_t>(nbytes) != 0)
+    return std::nullopt;
   auto owners = std::make_shared<std::vector<std::shared_ptr<Storage>>>();
   for (size_t i = 0; i < parts.size(); ++i) {
     const Tensor& p = parts[i];
     if (!p.defined() || p.dtype() != first.dtype() || p.shape() != first.shape() || !p.is_contiguous() ||
-        static_cast<const uint8_t*>(p.data()) != base + i * first.nbytes())
+        static_cast<const uint8_t*>(p.data()) != base + i * step)
       return std::nullopt;
     owners->push_back(p.storage());
   }
-  Shape shape{static_cast<int64_t>(parts.size())};
+  // Rows of one part's size from the first part to the end of the last, every k-th of them.
+  const int64_t k = step / static_cast<ptrdiff_t>(nbytes), n = static_cast<int64_t>(parts.size());
+  const Tensor rows = Tensor::from_blob(first.data(), {(n - 1) * k + 1, first.numel()}, first.dtype(), owners,
+                                        first.device());
+  Shape shape{n};
   shape.insert(shape.end(), first.shape().begin(), first.shape().end());
-  return Tensor::from_blob(first.data(), shape, first.dtype(), owners, first.device());
+  return rows.slice(0, 0, (n - 1) * k + 1, k).view(shape);
 }
 
 }  // namespace fourfold::model

@@ -36,8 +36,9 @@ SafetensorsFile read_safetensors(const std::filesystem::path& path);
 void write_safetensors(const std::filesystem::path& path, const std::vector<std::pair<std::string, Tensor>>& tensors,
                        const std::map<std::string, std::string>& metadata = {});
 
-// One [N, ...] view over N tensors of the same dtype and shape lying back to back in memory (a layer's experts
-// as write_safetensors stores them), without a copy; nullopt when they do not.
+// One [N, ...] view over N tensors of the same dtype and shape lying in memory at a constant distance that is a
+// multiple of their size (back to back, as write_safetensors stores a layer's experts, or interleaved with the
+// other projections of the same size, as a name-ordered file does), without a copy; nullopt when they do not.
 std::optional<Tensor> stacked_view(const std::vector<Tensor>& parts);
 
 }  // namespace fourfold::model

@@ -126,7 +126,17 @@ Tensor moe_block(const Tensor& x, const Tensor& router_weight, const MoeExpertWe
   // Router: logits in x's dtype (as the checkpoint's nn.Linear), softmax and top-k in float32.
   const Tensor logits = linear(x, router_weight).to(x.dtype() == DType::f64 ? DType::f64 : DType::f32);
   const auto [values, indices] = topk(softmax(logits, -1), top_k, -1);
-  const std::vector<double> p = values.to_vector(), idx = indices.to_vector();
+  const std::vector<double> p = values.to_vector();
+  std::vector<double> idx = indices.to_vector();
+  if (!w.slot_of_expert.empty()) {
+    if (static_cast<int64_t>(w.slot_of_expert.size()) != s.experts)
+      fail<ValueError>(kBlock, "slot_of_expert", fmt::format("{} slots (the experts)", s.experts),
+                       fmt::format("{}", w.slot_of_expert.size()));
+    for (int64_t slot : w.slot_of_expert)
+      if (slot < 0 || slot >= s.experts)
+        fail<ValueError>(kBlock, "slot_of_expert", fmt::format("slots in [0, {})", s.experts), fmt::format("{}", slot));
+    for (double& e : idx) e = static_cast<double>(w.slot_of_expert[static_cast<size_t>(e)]);
+  }
 
   // Sort the (token, expert) pairs by expert (stable: tokens ascending within an expert) on the host.
   std::vector<int64_t> counts(static_cast<size_t>(s.experts), 0);

@@ -122,7 +122,13 @@ TEST(Safetensors, AlignmentAndExpertAdjacency) {
   ASSERT_TRUE(stacked.has_value());
   EXPECT_EQ(stacked->shape(), (Shape{4, 4, 6}));
   for (int e = 0; e < 4; ++e) EXPECT_TRUE(bit_equal(stacked->select(0, e), tensors[1 + e].second));
-  EXPECT_FALSE(stacked_view({experts[0], experts[2]}).has_value());   // not back to back
+  // Every other one is evenly spaced too (a name-ordered file interleaves a layer's projections so): a strided view.
+  const std::optional<Tensor> strided = stacked_view({experts[0], experts[2]});
+  ASSERT_TRUE(strided.has_value());
+  EXPECT_EQ(strided->stride(0), 2 * 4 * 6);
+  EXPECT_TRUE(bit_equal(strided->select(0, 1), tensors[3].second));
+  EXPECT_FALSE(stacked_view({experts[0], experts[1], experts[3]}).has_value());   // unevenly spaced
+  EXPECT_FALSE(stacked_view({experts[1], experts[0]}).has_value());               // backwards
 }
 
 TEST(Safetensors, WriterRefusesDuplicatesAndComplex) {

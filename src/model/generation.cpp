@@ -24,26 +24,57 @@ std::vector<int64_t> synthetic_prompt(int64_t n, int64_t vocab, uint64_t seed) {
   return out;
 }
 
-Generation generate(Decoder& decoder, const std::vector<int64_t>& prompt, int64_t count, Sampler& sampler,
-                    const std::function<void(int64_t, int64_t)>& progress) {
+GenerationWithLogits generate(Decoder& decoder, const std::vector<int64_t>& prompt, int64_t count, Sampler& sampler,
+                              const GenerateOptions& options, const std::function<void(int64_t, int64_t)>& progress) {
   if (prompt.empty()) fail<ValueError>("generate", "prompt", "at least one token", "none");
   if (count < 1) fail<ValueError>("generate", "gen", ">= 1", std::to_string(count));
   decoder.reset();
-  Generation g;
+  GenerationWithLogits g;
+  std::vector<Tensor> rows;
+  double handed_over = 0.0;   // seconds spent in on_token, taken out of the decode time
+  const auto sampled = [&](const Tensor& logits) {
+    const Tensor last = logits.narrow(0, logits.size(0) - 1, 1);
+    if (options.keep_logits) rows.push_back(logits.contiguous());
+    g.tokens.push_back(sampler.sample(last));
+    const auto start = std::chrono::steady_clock::now();
+    if (options.on_token) options.on_token(g.tokens.back());
+    handed_over += seconds_since(start);
+    for (int64_t stop : options.stop_tokens) g.stopped = g.stopped || g.tokens.back() == stop;
+  };
   auto start = std::chrono::steady_clock::now();
-  g.tokens.push_back(sampler.sample(decoder.forward(prompt)));
-  g.prefill_seconds = seconds_since(start);
+  sampled(decoder.forward(prompt, options.keep_logits));
+  g.prefill_seconds = seconds_since(start) - handed_over;
   if (progress) progress(1, count);
+  handed_over = 0.0;
   start = std::chrono::steady_clock::now();
-  for (int64_t i = 1; i < count; ++i) {
+  int64_t i = 1;
+  for (; i < count && !g.stopped; ++i) {
     const int64_t last = g.tokens.back();
-    g.tokens.push_back(sampler.sample(decoder.forward(std::span<const int64_t>(&last, 1))));
+    sampled(decoder.forward(std::span<const int64_t>(&last, 1)));
     if (progress) progress(i + 1, count);
   }
-  g.decode_seconds = seconds_since(start);
-  g.decoded_tokens = count - 1;
+  g.decode_seconds = seconds_since(start) - handed_over;
+  g.decoded_tokens = i - 1;
   g.context = decoder.position();
+  if (options.keep_logits) {
+    const int64_t last = g.tokens.back();
+    if (decoder.position() < decoder.cache().max_context())
+      rows.push_back(decoder.forward(std::span<const int64_t>(&last, 1)).contiguous());
+    int64_t total = 0;
+    for (const Tensor& r : rows) total += r.size(0);
+    g.logits = Tensor::empty({total, rows[0].size(1)}, DType::f32);
+    int64_t at = 0;
+    for (const Tensor& r : rows) {
+      g.logits.narrow(0, at, r.size(0)).copy_from(r);
+      at += r.size(0);
+    }
+  }
   return g;
+}
+
+Generation generate(Decoder& decoder, const std::vector<int64_t>& prompt, int64_t count, Sampler& sampler,
+                    const std::function<void(int64_t, int64_t)>& progress) {
+  return generate(decoder, prompt, count, sampler, GenerateOptions{}, progress);
 }
 
 Tensor teacher_forced_logits(Decoder& decoder, const std::vector<int64_t>& prompt,

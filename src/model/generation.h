@@ -15,7 +15,8 @@ namespace fourfold::model {
 std::vector<int64_t> synthetic_prompt(int64_t n, int64_t vocab, uint64_t seed);
 
 struct Generation {
-  std::vector<int64_t> tokens;          // generated, in order
+  std::vector<int64_t> tokens;          // generated, in order (a stop token included)
+  bool stopped = false;                 // ended at a stop token before the count
   double prefill_seconds = 0.0;         // the prompt's forward (and its first sampled token)
   double decode_seconds = 0.0;          // the generated tokens after the first: one forward each
   int64_t decoded_tokens = 0;           // forwards timed in decode_seconds
@@ -28,6 +29,22 @@ struct Generation {
 // needs no forward). progress(done, total) after every forward.
 Generation generate(Decoder& decoder, const std::vector<int64_t>& prompt, int64_t generate, Sampler& sampler,
                     const std::function<void(int64_t, int64_t)>& progress = {});
+
+// What a user-facing generation adds to the benchmark one: stop tokens, each token handed over as it is sampled
+// (to print its text), and the logits of every position kept.
+struct GenerateOptions {
+  std::vector<int64_t> stop_tokens;                   // generation ends after sampling one of these
+  std::function<void(int64_t token)> on_token;        // its time is not counted in decode_seconds
+  bool keep_logits = false;                           // Generation::logits: [P + n, V] f32, row i after token i
+};
+struct GenerationWithLogits : Generation {
+  Tensor logits;
+};
+// As generate(), and with keep_logits the prefill computes every prompt position's logits (lm_head over the
+// whole prompt, counted in prefill_seconds) and one more forward after the last token gives its row (not timed).
+GenerationWithLogits generate(Decoder& decoder, const std::vector<int64_t>& prompt, int64_t generate,
+                              Sampler& sampler, const GenerateOptions& options,
+                              const std::function<void(int64_t, int64_t)>& progress = {});
 
 // Logits [P + n, V] (f32) of the prompt's positions (one prefill) and of each of `continuation`'s n tokens fed
 // one decode step at a time: the rows a correctness comparison of two policies lines up.

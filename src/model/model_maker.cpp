@@ -1,6 +1,8 @@
 // make-model and quantize: presets and loaded folders, through quantize_checkpoint, into write_model_folder.
 #include "model/model_maker.h"
 
+#include <algorithm>
+
 #include "fourfold/errors.h"
 #include "model/model_folder.h"
 #include "model/presets.h"
@@ -37,10 +39,24 @@ WrittenModel make_model(const std::string& preset, const std::filesystem::path& 
 WrittenModel quantize_model_folder(const std::filesystem::path& model, const std::string& recipe,
                                    const std::filesystem::path& out, uint64_t max_shard_bytes) {
   const Fp8Recipe r = parse_fp8_recipe(recipe);
+  std::error_code ec;
+  if (std::filesystem::equivalent(model, out, ec))
+    fail<ValueError>("quantize", "--out", "a folder other than --model (the weights are read from it)", out.string());
   const LoadedModel loaded = load_model_folder(model);
   QuantizedCheckpoint q = quantize_checkpoint(loaded.config, loaded.weights, r);
   WrittenModel w{q.config, 0, parameter_count(q.weights)};
   w.bytes = write_model_folder(out, q.config, q.weights, max_shard_bytes);
+  // Everything else that makes the folder a model (tokenizer files, generation_config.json, chat template,
+  // README...) comes along, so the FP8 copy loads and tokenizes like the original.
+  for (const std::filesystem::directory_entry& entry : std::filesystem::directory_iterator(model)) {
+    const std::string name = entry.path().filename().string();
+    const bool weights = entry.path().extension() == ".safetensors" || name == "model.safetensors.index.json";
+    if (!entry.is_regular_file() || weights || name == "config.json") continue;
+    std::filesystem::copy_file(entry.path(), out / name, std::filesystem::copy_options::overwrite_existing);
+    w.copied_files.push_back(name);
+    w.bytes += entry.file_size();
+  }
+  std::sort(w.copied_files.begin(), w.copied_files.end());
   return w;
 }
 

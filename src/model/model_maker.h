@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "model/model_config.h"
 
@@ -14,6 +15,7 @@ struct WrittenModel {
   ModelConfig config;
   uint64_t bytes = 0;            // everything written: config, safetensors files, index
   uint64_t parameters = 0;       // elements of the weights (FP8 scales included)
+  std::vector<std::string> copied_files;   // quantize: the folder's other files, copied as they are
 };
 
 inline constexpr uint64_t kDefaultMaxShardBytes = uint64_t(4) << 30;

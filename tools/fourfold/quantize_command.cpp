@@ -1,6 +1,7 @@
 // fourfold quantize: an FP8 copy of a model folder in Hugging Face's FP8 layout (weight_scale_inv per 128x128
 // block or per row).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "commands.h"
 #include "model/model_maker.h"
@@ -21,6 +22,7 @@ void register_quantize(CLI::App& app) {
     const auto w = model::quantize_model_folder(model, to, out, static_cast<uint64_t>(shard_mib * 1048576.0));
     fmt::print("quantize: wrote {} ({} of {}, {} parameters with scales, {} bytes = {:.1f} MiB)\n", out, to, model,
                w.parameters, w.bytes, w.bytes / 1048576.0);
+    if (!w.copied_files.empty()) fmt::print("quantize: copied {}\n", fmt::join(w.copied_files, ", "));
   });
 }
 

@@ -4,7 +4,9 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -22,12 +24,16 @@
 #include "model/bandwidth_floor.h"
 #include "model/generation.h"
 #include "model/model_source.h"
+#include "model/npy.h"
+#include "model/tokenizer.h"
 
 namespace fourfold::cli {
 namespace {
 
 struct RunOptions {
   std::string model_dir, preset;
+  std::string prompt_text, prompt_file, prompt_ids_text, logits_path;
+  bool ignore_eos = false;
   int64_t prompt_tokens = 32, gen = 16;
   int64_t layers = 0;
   int threads = 0;
@@ -61,7 +67,85 @@ std::vector<TierLine> tiers_used() {
   return out;
 }
 
-void run(const RunOptions& o) {
+// The prompt's token ids and where they came from: --prompt / --prompt-file through the folder's tokenizer.json,
+// --prompt-ids as given, else the synthetic prompt of --prompt-tokens ids.
+struct Prompt {
+  std::vector<int64_t> ids;
+  std::string source;
+};
+
+std::vector<int64_t> parse_ids(const std::string& text, int64_t vocab) {
+  std::vector<int64_t> ids;
+  std::stringstream in(text);
+  for (std::string part; std::getline(in, part, ',');) {
+    size_t used = 0;
+    long long v = -1;
+    try {
+      v = std::stoll(part, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    while (used < part.size() && part[used] == ' ') ++used;
+    if (used != part.size() || part.empty() || v < 0 || v >= vocab)
+      fail<ValueError>("run", "--prompt-ids", fmt::format("comma-separated token ids in [0, {})", vocab), part);
+    ids.push_back(v);
+  }
+  if (ids.empty()) fail<ValueError>("run", "--prompt-ids", "at least one token id", "none");
+  return ids;
+}
+
+std::string read_prompt_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail<FormatError>(path, "--prompt-file", "a readable file", "it could not be opened");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+Prompt make_prompt(const RunOptions& o, const std::optional<model::Tokenizer>& tokenizer, int64_t vocab) {
+  const int given = !o.prompt_text.empty() + !o.prompt_file.empty() + !o.prompt_ids_text.empty();
+  if (given > 1) fail<ValueError>("run", "--prompt", "one of --prompt, --prompt-file, --prompt-ids", "several");
+  if (!o.prompt_ids_text.empty()) return {parse_ids(o.prompt_ids_text, vocab), "--prompt-ids"};
+  if (given == 0)
+    return {model::synthetic_prompt(o.prompt_tokens, vocab, o.seed),
+            fmt::format("synthetic ({} ids from seed {})", o.prompt_tokens, o.seed)};
+  const char* option = o.prompt_text.empty() ? "--prompt-file" : "--prompt";
+  if (!tokenizer)
+    fail<ValueError>("run", option, "a model folder with a tokenizer.json (--model DIR)",
+                     o.model_dir.empty() ? "a preset, which has no tokenizer" : "none in " + o.model_dir);
+  const std::string text = o.prompt_text.empty() ? read_prompt_file(o.prompt_file) : o.prompt_text;
+  std::vector<int64_t> ids = tokenizer->encode(text);
+  if (ids.empty()) fail<ValueError>("run", option, "text that encodes to at least one token", "none");
+  for (int64_t id : ids)
+    if (id >= vocab)
+      fail<ValueError>("run", option, fmt::format("token ids below the model's vocab_size {}", vocab),
+                       fmt::format("id {} from tokenizer.json", id));
+  return {ids, fmt::format("{} ({} tokens)", option, ids.size())};
+}
+
+// Sampling: the command line's when it sets any of it, else generation_config.json's (transformers' rules: no
+// do_sample means greedy; with it, temperature 1, top_k 50, top_p 1 unless the file says otherwise), else greedy.
+model::SamplerOptions sampling(const RunOptions& o, bool cli_set, const std::optional<model::GenerationConfig>& g,
+                               std::string& said) {
+  model::SamplerOptions s{o.temperature, o.top_k, o.top_p, o.seed};
+  if (cli_set || !g) {
+    said = cli_set ? "from the command line" : "greedy (no generation_config.json)";
+    return s;
+  }
+  if (!g->do_sample.value_or(false)) {
+    said = "greedy (generation_config.json: do_sample false or absent)";
+    return s;
+  }
+  s.temperature = g->temperature.value_or(1.0);
+  s.top_k = g->top_k.value_or(50);
+  s.top_p = g->top_p.value_or(1.0);
+  said = fmt::format("from generation_config.json: temperature {}, top_k {}, top_p {}", s.temperature, s.top_k,
+                     s.top_p);
+  if (!g->not_applied.empty()) said += fmt::format(" (not applied: {})", fmt::join(g->not_applied, ", "));
+  return s;
+}
+
+void run(const RunOptions& o, bool sampling_set) {
   apply_threads(o.threads);
   std::string policy_text;
   for (const std::string& f : o.force) policy_text += (policy_text.empty() ? "" : ",") + f;
@@ -80,23 +164,61 @@ void run(const RunOptions& o) {
   model::ModelSource source = model::open_model(o.model_dir, o.preset, o.seed, layers);
   const std::string description = source.description();
   const model::ModelConfig config = source.config;
+  std::optional<model::Tokenizer> tokenizer;
+  const std::filesystem::path tokenizer_path = std::filesystem::path(o.model_dir) / "tokenizer.json";
+  if (!o.model_dir.empty() && std::filesystem::exists(tokenizer_path))
+    tokenizer = model::Tokenizer::from_file(tokenizer_path);
+  const Prompt prompt = make_prompt(o, tokenizer, config.vocab_size);
+  const int64_t prompt_tokens = static_cast<int64_t>(prompt.ids.size());
   model::DecoderOptions dopt;
   dopt.activation = act;
   dopt.kv_cache = kv;
-  dopt.max_context = o.prompt_tokens + o.gen;
+  dopt.max_context = prompt_tokens + o.gen;
   model::Decoder decoder(config, model::bind_weights(config, std::move(source.weights), act, source.name), dopt);
-  const std::vector<int64_t> prompt = model::synthetic_prompt(o.prompt_tokens, config.vocab_size, o.seed);
-  model::Sampler sampler({o.temperature, o.top_k, o.top_p, o.seed});
+  std::string sampling_said;
+  model::Sampler sampler(sampling(o, sampling_set, source.generation, sampling_said));
+  // Stop tokens: generation_config.json's eos ids, else config.json's.
+  model::GenerateOptions gen_options;
+  std::string stop_said = "none (--ignore-eos)";
+  if (!o.ignore_eos) {
+    const bool from_generation = source.generation && !source.generation->eos_token_ids.empty();
+    gen_options.stop_tokens = from_generation ? source.generation->eos_token_ids : config.eos_token_ids;
+    stop_said = gen_options.stop_tokens.empty()
+                    ? "none (the config names no eos token)"
+                    : fmt::format("eos {} from {}", fmt::join(gen_options.stop_tokens, ", "),
+                                  from_generation ? "generation_config.json" : "config.json");
+  }
+  gen_options.keep_logits = !o.logits_path.empty();
+  std::optional<model::StreamingDecoder> text_out;
+  if (tokenizer) {
+    text_out.emplace(*tokenizer);
+    gen_options.on_token = [&](int64_t token) {
+      // A model's vocab_size often pads past the tokenizer's (Qwen: 151936 rows, 151665 tokens); such an id
+      // has no text, so it is shown as its number.
+      const std::string piece = token < tokenizer->vocab_size() ? text_out->push(token)
+                                                                : text_out->finish() + fmt::format("<id {}>", token);
+      if (!piece.empty()) {
+        if (tty) fmt::print(stderr, "\r\033[K");
+        fmt::print("{}", piece);
+        std::fflush(stdout);
+      }
+    };
+  }
+  for (const std::string& d : config.defaults_taken) fmt::print("config: {} (absent from config.json: transformers' default)\n", d);
+  for (const std::string& n : config.notes) fmt::print("config: {}\n", n);
+  fmt::print("prompt: {}; sampling: {}; stop: {}\n", prompt.source, sampling_said, stop_said);
+  if (tokenizer) fmt::print("text: ");
 
   ScopedPolicy scope(policy);
   reset_dispatch_counts();
-  model::Generation g;
+  model::GenerationWithLogits g;
   const MemoryRecord memory = measure_memory([&] {
-    say(fmt::format("prefill of {} tokens...", prompt.size()));
-    g = model::generate(decoder, prompt, o.gen, sampler, [&](int64_t done, int64_t total) {
+    say(fmt::format("prefill of {} tokens...", prompt.ids.size()));
+    g = model::generate(decoder, prompt.ids, o.gen, sampler, gen_options, [&](int64_t done, int64_t total) {
       say(fmt::format("decode {}/{} (context {})", done, total, decoder.position()));
     });
   });
+  if (tokenizer) fmt::print("{}\n", text_out->finish());
   const std::vector<TierLine> tiers = tiers_used();
   const ProcessMemory now = read_process_memory();   // before the probe's buffer joins the resident set
   say("probing the read bandwidth for the floor...");
@@ -104,8 +226,8 @@ void run(const RunOptions& o) {
   say("");
   if (tty) fmt::print(stderr, "\r\033[K");
 
-  const double prefill_tps = g.prefill_tokens_per_s(o.prompt_tokens), decode_tps = g.decode_tokens_per_s();
-  const double mean_context = o.prompt_tokens + 0.5 * static_cast<double>(g.decoded_tokens);
+  const double prefill_tps = g.prefill_tokens_per_s(prompt_tokens), decode_tps = g.decode_tokens_per_s();
+  const double mean_context = prompt_tokens + 0.5 * static_cast<double>(g.decoded_tokens);
   const model::DecodeFloor floor = model::decode_floor(decoder, mean_context, probe.read_gbs.median);
   const model::ModelWeights& w = decoder.weights();
 
@@ -114,9 +236,11 @@ void run(const RunOptions& o) {
              dtype_name(w.layers.empty() ? w.embed_tokens.dtype() : w.layers[0].attention.q.weight.dtype()),
              dtype_name(act), dtype_name(kv), num_threads(),
              policy.to_string().empty() ? "none: the fastest tier per op" : policy.to_string());
-  fmt::print("prefill: {} tokens in {:.3f} s = {:.1f} tokens/s\n", o.prompt_tokens, g.prefill_seconds, prefill_tps);
-  fmt::print("decode: {} tokens in {:.3f} s = {:.2f} tokens/s (context {} -> {})\n", g.decoded_tokens,
-             g.decode_seconds, decode_tps, o.prompt_tokens + 1, g.context);
+  fmt::print("prefill: {} tokens in {:.3f} s = {:.1f} tokens/s{}\n", prompt_tokens, g.prefill_seconds, prefill_tps,
+             gen_options.keep_logits ? " (lm_head over every prompt position, for --logits)" : "");
+  fmt::print("decode: {} tokens in {:.3f} s = {:.2f} tokens/s (context {} -> {}){}\n", g.decoded_tokens,
+             g.decode_seconds, decode_tps, prompt_tokens + 1, g.context,
+             g.stopped ? fmt::format(", stopped at eos token {}", g.tokens.back()) : "");
   fmt::print("bandwidth floor: {} active weights + {} KV per token (mean context {:.0f}) over {:.1f} GB/s read = "
              "{:.3f} ms/token; decode reached {:.1f}% of the floor\n",
              bytes(floor.weight_bytes), bytes(floor.kv_bytes), mean_context, floor.read_gb_per_s,
@@ -140,6 +264,11 @@ void run(const RunOptions& o) {
   for (size_t i = 0; i < w.copies.size() && i < 3; ++i) fmt::print("  {}\n", w.copies[i]);
   if (w.copies.size() > 3) fmt::print("  ... and {} more of the same kind\n", w.copies.size() - 3);
   fmt::print("tokens: {}\n", fmt::join(g.tokens, " "));
+  if (!o.logits_path.empty()) {
+    model::write_npy(o.logits_path, g.logits);
+    fmt::print("wrote {}: float32 logits [{}, {}], row i after token i of the prompt and then the generated tokens\n",
+               o.logits_path, g.logits.size(0), g.logits.size(1));
+  }
 
   if (o.json_path.empty()) return;
   Workload workload;
@@ -148,7 +277,7 @@ void run(const RunOptions& o) {
   workload.config_hash = source.config_hash;
   workload.preset = source.from_files ? "" : source.name;
   workload.seed = o.seed;
-  workload.context_lengths = {o.prompt_tokens};
+  workload.context_lengths = {prompt_tokens};
   workload.repeats = 1;
   RecordSet records;
   {
@@ -157,13 +286,16 @@ void run(const RunOptions& o) {
   }
   records.manifest.machine_before.read_bandwidth_gb_per_s = probe.read_gbs.median;
   records.throughput = ThroughputRecord{0,
-                                        {{"prefill", o.prompt_tokens, 0, prefill_tps, prefill_tps, prefill_tps, {prefill_tps}},
-                                         {"decode", o.prompt_tokens, g.decoded_tokens, decode_tps, decode_tps, decode_tps, {decode_tps}}}};
+                                        {{"prefill", prompt_tokens, 0, prefill_tps, prefill_tps, prefill_tps, {prefill_tps}},
+                                         {"decode", prompt_tokens, g.decoded_tokens, decode_tps, decode_tps, decode_tps, {decode_tps}}}};
   records.memory = memory;
   records.memory->mapped_weights_bytes = source.mapped_bytes;
   nlohmann::json out = nlohmann::json::parse(to_json_text(records));
   out["run"] = {{"model", description},
-                {"prompt_tokens", o.prompt_tokens},
+                {"prompt_tokens", prompt_tokens},
+                {"prompt_source", prompt.source},
+                {"prompt_ids", prompt.ids},
+                {"stopped_at_eos", g.stopped},
                 {"generated_tokens", g.tokens},
                 {"prefill_seconds", g.prefill_seconds},
                 {"decode_seconds", g.decode_seconds},
@@ -191,19 +323,24 @@ void register_run(CLI::App& app) {
   cmd->add_option("--preset", o.preset, "built-in model built in memory: tiny-moe (default), tiny-qwen3, tiny-llama, "
                                         "small-moe, qwen3-30b-a3b");
   cmd->add_option("--layers", o.layers, "preset only: number of layers")->check(CLI::Range(1, 1000));
-  cmd->add_option("--prompt-tokens", o.prompt_tokens, "prompt length (synthetic token ids)")
+  cmd->add_option("--prompt-tokens", o.prompt_tokens, "prompt length (synthetic token ids, when no prompt is given)")
       ->capture_default_str()->check(CLI::Range(1, 1 << 20));
+  cmd->add_option("--prompt", o.prompt_text, "prompt text, encoded with the folder's tokenizer.json");
+  cmd->add_option("--prompt-file", o.prompt_file, "a file whose text is the prompt");
+  cmd->add_option("--prompt-ids", o.prompt_ids_text, "the prompt as token ids: 1,2,3");
+  cmd->add_flag("--ignore-eos", o.ignore_eos, "generate --gen tokens even past an eos token (benchmarks)");
+  cmd->add_option("--logits", o.logits_path, "write the f32 logits of every position (prompt and generated) as .npy");
   cmd->add_option("--gen", o.gen, "tokens to generate")->capture_default_str()->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--force", o.force, "policy: a tier for all ops (reference, generic, dedicated) or op=tier, repeatable");
   cmd->add_option("--dtype", o.dtype, "activations: f32 or bf16")->capture_default_str();
   cmd->add_option("--kv-dtype", o.kv_dtype, "KV cache: bf16 or f32")->capture_default_str();
-  cmd->add_option("--temperature", o.temperature, "0: greedy")->capture_default_str();
-  cmd->add_option("--top-k", o.top_k, "0: no top-k")->capture_default_str();
-  cmd->add_option("--top-p", o.top_p, "nucleus mass")->capture_default_str();
+  auto* t = cmd->add_option("--temperature", o.temperature, "0: greedy (default: generation_config.json's, else greedy)");
+  auto* k = cmd->add_option("--top-k", o.top_k, "0: no top-k");
+  auto* p = cmd->add_option("--top-p", o.top_p, "nucleus mass");
   cmd->add_option("--seed", o.seed, "seed of the synthetic weights, the prompt and the sampler")->capture_default_str();
   cmd->add_option("--json", o.json_path, "also write the figures as JSON (a record set with a 'run' section)");
   add_threads_option(*cmd, o.threads);
-  cmd->callback([] { run(o); });
+  cmd->callback([t, k, p] { run(o, t->count() + k->count() + p->count() > 0); });
 }
 
 }  // namespace fourfold::cli

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/file_io.h"
 #include "fourfold/errors.h"
 
 namespace fourfold {
@@ -89,7 +90,8 @@ Json to_json(const Manifest& m) {
             {"seed", w.seed},
             {"shapes", w.shapes},
             {"context_lengths", w.context_lengths},
-            {"repeats", w.repeats}}},
+            {"repeats", w.repeats},
+            {"parameters", w.parameters}}},
           {"machine_before", to_json(m.machine_before)},
           {"machine_after", to_json(m.machine_after)}};
 }
@@ -218,13 +220,7 @@ std::string to_json_text(const CheckResult& result) {
   return doc.dump(2) + "\n";
 }
 
-void write_text_file(const std::string& path, std::string_view text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) throw FormatError(fmt::format("{}: cannot open for writing: {}", path, std::strerror(errno)));
-  out.write(text.data(), static_cast<std::streamsize>(text.size()));
-  out.close();
-  if (!out) throw FormatError(fmt::format("{}: write error", path));
-}
+void write_text_file(const std::string& path, std::string_view text) { write_file_atomically(path, text); }
 
 void write_record_set(const std::string& path, const RecordSet& records) {
   const std::string text = to_json_text(records);

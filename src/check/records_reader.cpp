@@ -12,7 +12,9 @@
 #include <nlohmann/json.hpp>
 
 #include "check/records.h"
+#include "core/file_io.h"
 #include "fourfold/errors.h"
+#include "model/bounded_json.h"
 
 namespace fourfold {
 namespace {
@@ -172,6 +174,7 @@ Workload read_workload(const Node& n) {
   w.shapes = n["shapes"].strings();
   w.context_lengths = n["context_lengths"].list<int64_t>([](const Node& c) { return c.integer(1); });
   w.repeats = n["repeats"].integer(1);
+  if (n.has("parameters")) w.parameters = n["parameters"].strings();   // absent in records before it existed
   return w;
 }
 
@@ -286,19 +289,26 @@ CorrectnessRecord read_correctness(const Node& n) {
   return c;
 }
 
+// Byte counts are at most 2^60 (an exbibyte), so that the differences and sums compare forms never overflow.
+uint64_t bytes(const Node& n) {
+  const uint64_t v = n.unsigned_integer();
+  if (v > (uint64_t(1) << 60)) n.fail("a byte count of at most 2^60");
+  return v;
+}
+
 MemoryRecord read_memory(const Node& n) {
   MemoryRecord m;
   m.process_source = n["process_source"].one_of({"rss", "device"});
-  m.allocated_current_bytes = n["allocated_current_bytes"].unsigned_integer();
-  m.allocated_peak_bytes = n["allocated_peak_bytes"].unsigned_integer();
-  m.reserved_current_bytes = n["reserved_current_bytes"].unsigned_integer();
-  m.reserved_peak_bytes = n["reserved_peak_bytes"].unsigned_integer();
-  m.process_peak_bytes = n["process_peak_bytes"].unsigned_integer();
-  m.process_peak_anon_bytes = n["process_peak_anon_bytes"].unsigned_integer();
-  m.process_peak_file_bytes = n["process_peak_file_bytes"].unsigned_integer();
+  m.allocated_current_bytes = bytes(n["allocated_current_bytes"]);
+  m.allocated_peak_bytes = bytes(n["allocated_peak_bytes"]);
+  m.reserved_current_bytes = bytes(n["reserved_current_bytes"]);
+  m.reserved_peak_bytes = bytes(n["reserved_peak_bytes"]);
+  m.process_peak_bytes = bytes(n["process_peak_bytes"]);
+  m.process_peak_anon_bytes = bytes(n["process_peak_anon_bytes"]);
+  m.process_peak_file_bytes = bytes(n["process_peak_file_bytes"]);
   m.peak_reset_supported = n["peak_reset_supported"].boolean();
-  m.present_before_bytes = n["present_before_bytes"].unsigned_integer();
-  m.mapped_weights_bytes = n["mapped_weights_bytes"].unsigned_integer();
+  m.present_before_bytes = bytes(n["present_before_bytes"]);
+  m.mapped_weights_bytes = bytes(n["mapped_weights_bytes"]);
   if (m.allocated_current_bytes > m.allocated_peak_bytes)
     n["allocated_current_bytes"].fail(fmt::format("at most allocated_peak_bytes ({})", m.allocated_peak_bytes));
   if (m.reserved_current_bytes > m.reserved_peak_bytes)
@@ -333,19 +343,8 @@ RecordSet read_body(const Node& n) {
 // Parses, checks the schema and kind, then hands the root to `read`; every failure is a FormatError.
 template <class F>
 auto parse_document(std::string_view text, std::string_view source, std::string_view kind, F&& read) {
-  Json doc;
   // Records nest a few levels; a hand-made file nesting thousands would exhaust the stack when freed.
-  constexpr int kMaxDepth = 32;
-  auto depth_guard = [&](int depth, nlohmann::json::parse_event_t, Json&) {
-    if (depth > kMaxDepth)
-      throw FormatError(fmt::format("{}: not a records file: JSON nested deeper than {} levels", source, kMaxDepth));
-    return true;
-  };
-  try {
-    doc = Json::parse(text.begin(), text.end(), depth_guard);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw FormatError(fmt::format("{}: not valid JSON (truncated or malformed): {}", source, e.what()));
-  }
+  const Json doc = parse_bounded_json<Json>(text, std::string(source), "records (truncated or malformed?)", 32);
   const Node root(doc, "", source);
   if (!doc.is_object()) root.fail("a JSON object with \"schema\": \"fourfold.records/1\"");
   const Node schema = root["schema"];
@@ -361,16 +360,7 @@ auto parse_document(std::string_view text, std::string_view source, std::string_
   }
 }
 
-std::string read_file(const std::string& path) {
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw FormatError(fmt::format("{}: is a directory, not a records file", path));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw FormatError(fmt::format("{}: cannot open for reading: {}", path, std::strerror(errno)));
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) throw FormatError(fmt::format("{}: read error", path));
-  return text.str();
-}
+std::string read_file(const std::string& path) { return read_regular_file(path, uint64_t(1) << 30); }
 
 }  // namespace
 

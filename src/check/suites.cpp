@@ -11,7 +11,9 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "core/file_io.h"
 #include "fourfold/errors.h"
+#include "model/bounded_json.h"
 
 namespace fourfold {
 namespace {
@@ -492,11 +494,7 @@ Suite load_suite(std::string_view name, const std::string& dir) {
 }
 
 Suite load_suite_file(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw FormatError(fmt::format("suite file '{}': cannot be read", path));
-  std::stringstream text;
-  text << in.rdbuf();
-  Suite suite = parse_suite(text.str(), path);
+  Suite suite = parse_suite(read_regular_file(path, uint64_t(1) << 28), path);
   suite.path = path;
   return suite;
 }
@@ -548,12 +546,7 @@ void parse_row_ops(const Reader& r, const json& j, Suite& suite, const std::vect
 
 Suite parse_suite(std::string_view text, const std::string& source) {
   const Reader r(source);
-  json j;
-  try {
-    j = json::parse(text.begin(), text.end());
-  } catch (const json::parse_error& e) {
-    throw FormatError(fmt::format("suite file '{}': not valid JSON: {}", source, e.what()));
-  }
+  const json j = parse_bounded_json(text, "suite file " + source, "JSON");
   r.object(j, "");
   Suite suite;
   suite.name = r.string(r.need(j, "", "suite"), "suite");

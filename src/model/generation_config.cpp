@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fourfold/errors.h"
+#include "model/bounded_json.h"
 #include "model/json_excerpt.h"
 
 namespace fourfold::model {
@@ -21,12 +22,7 @@ const json* find(const json& root, const char* key) {
 }  // namespace
 
 GenerationConfig parse_generation_config(std::string_view json_text, const std::string& file_name) {
-  json root;
-  try {
-    root = json::parse(json_text.begin(), json_text.end());
-  } catch (const json::exception& e) {
-    fail<FormatError>(file_name, "generation_config.json", "valid JSON", e.what());
-  }
+  const json root = parse_bounded_json(json_text, file_name, "generation_config.json");
   if (!root.is_object()) fail<FormatError>(file_name, "generation_config.json", "a JSON object", json_excerpt(root));
   const auto bad = [&](const char* key, std::string_view expected) -> void {
     fail<FormatError>(file_name, key, expected, json_excerpt(root.at(key)));

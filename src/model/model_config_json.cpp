@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fourfold/errors.h"
+#include "model/bounded_json.h"
 #include "model/json_excerpt.h"
 #include "model/model_config.h"
 #include "model/model_config_defaults.h"
@@ -19,6 +20,7 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kModelTypes = "one of qwen3_moe, qwen3, qwen2, llama";
+constexpr int64_t kMaxConfigInteger = (int64_t(1) << 31) - 1;
 
 // Reads the keys of one JSON object, each failure naming `file` and the key's path ("rope_scaling.factor").
 class Reader {
@@ -48,7 +50,9 @@ class Reader {
     if (!v->is_number_integer() || (v->is_number_unsigned() && v->get<uint64_t>() > uint64_t(INT64_MAX)))
       bad(key, "an integer", *v);
     const int64_t value = v->get<int64_t>();
-    if (value < min) bad(key, fmt::format("an integer >= {}", min), *v);
+    // Every size of these architectures fits in 31 bits; the bound keeps products of two of them exact.
+    if (value < min || value > kMaxConfigInteger)
+      bad(key, fmt::format("an integer in [{}, {}]", min, kMaxConfigInteger), *v);
     return value;
   }
   double number(const char* key, std::optional<double> fallback = std::nullopt) const {
@@ -289,12 +293,7 @@ void check_consistency(const ModelConfig& c, const Reader& r, const json& root) 
 }  // namespace
 
 ModelConfig parse_model_config(std::string_view json_text, const std::string& file_name) {
-  json root;
-  try {
-    root = json::parse(json_text.begin(), json_text.end());
-  } catch (const json::exception& e) {
-    fail<FormatError>(file_name, "config.json", "valid JSON", e.what());
-  }
+  const json root = parse_bounded_json(json_text, file_name, "config.json");
   if (!root.is_object()) fail<FormatError>(file_name, "config.json", "a JSON object", json_excerpt(root));
   const Reader r(root, file_name);
 

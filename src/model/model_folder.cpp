@@ -9,7 +9,9 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/file_io.h"
 #include "fourfold/errors.h"
+#include "model/bounded_json.h"
 #include "model/safetensors.h"
 #include "model/weight_layout.h"
 
@@ -25,20 +27,9 @@ constexpr const char* kIndexFile = "model.safetensors.index.json";
 constexpr const char* kGenerationConfigFile = "generation_config.json";
 const std::regex kShardName(R"(model-\d{5}-of-\d{5}\.safetensors)");
 
-std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail<FormatError>(path.string(), "file", "a readable file", "none there");
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+std::string read_text(const fs::path& path) { return read_regular_file(path, uint64_t(1) << 30); }
 
-void write_text(const fs::path& path, const std::string& text) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out << text;
-  out.flush();
-  if (!out) fail<FormatError>(path.string(), "file", "a writable path", "a failed write");
-}
+void write_text(const fs::path& path, const std::string& text) { write_file_atomically(path, text); }
 
 std::string describe(const Shape& shape, DType dtype) {
   return fmt::format("{} {}", dtype_name(dtype), shape_string(shape));
@@ -48,12 +39,7 @@ std::string describe(const Shape& shape, DType dtype) {
 // names inside the folder (an index pointing at ../elsewhere is refused).
 std::map<std::string, std::string> read_weight_map(const fs::path& index_path) {
   const std::string where = index_path.string();
-  json root;
-  try {
-    root = json::parse(read_text(index_path));
-  } catch (const json::exception& e) {
-    fail<FormatError>(where, "index", "valid JSON", e.what());
-  }
+  const json root = parse_bounded_json(read_text(index_path), where, "index");
   if (!root.is_object() || !root.contains("weight_map") || !root["weight_map"].is_object())
     fail<FormatError>(where, "weight_map", "an object of tensor name to file name", "none");
   std::map<std::string, std::string> map;
@@ -177,6 +163,15 @@ LoadedModel load_model_folder(const fs::path& dir) {
     if (!m.weights.count(name))
       fail<FormatError>((dir / file).string(), "tensor " + name, fmt::format("present ({} lists it)", kIndexFile),
                         "no such tensor in the file");
+  // Before anything is built entry by entry from the config, it must describe no more than the files can hold (a
+  // tensor or two short still reaches check_weights, which names the missing one).
+  const WeightTotals implied = weight_totals(m.config, config_path.string());
+  const auto tensors = static_cast<int64_t>(m.weights.size());
+  if (implied.tensors > 2 * tensors + 16 || implied.elements > static_cast<int64_t>(m.mapped_bytes))
+    fail<FormatError>(config_path.string(), "the sizes (num_hidden_layers, hidden_size, experts, vocab_size ...)",
+                      fmt::format("a model that fits in the folder's {} tensors of {} bytes", m.weights.size(),
+                                  m.mapped_bytes),
+                      fmt::format("sizes that imply {} tensors of {} elements", implied.tensors, implied.elements));
   if (!m.config.torch_dtype_stated) {
     // transformers then loads the weights as stored; the embedding's dtype is the checkpoint's.
     const auto embed = m.weights.find("model.embed_tokens.weight");

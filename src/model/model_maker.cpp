@@ -31,7 +31,7 @@ WrittenModel make_model(const std::string& preset, const std::filesystem::path& 
     config = std::move(q.config);
     weights = std::move(q.weights);
   }
-  WrittenModel w{config, 0, parameter_count(weights)};
+  WrittenModel w{config, 0, parameter_count(weights), {}};
   w.bytes = write_model_folder(out, config, weights, max_shard_bytes);
   return w;
 }
@@ -44,7 +44,7 @@ WrittenModel quantize_model_folder(const std::filesystem::path& model, const std
     fail<ValueError>("quantize", "--out", "a folder other than --model (the weights are read from it)", out.string());
   const LoadedModel loaded = load_model_folder(model);
   QuantizedCheckpoint q = quantize_checkpoint(loaded.config, loaded.weights, r);
-  WrittenModel w{q.config, 0, parameter_count(q.weights)};
+  WrittenModel w{q.config, 0, parameter_count(q.weights), {}};
   w.bytes = write_model_folder(out, q.config, q.weights, max_shard_bytes);
   // Everything else that makes the folder a model (tokenizer files, generation_config.json, chat template,
   // README...) comes along, so the FP8 copy loads and tokenizes like the original.

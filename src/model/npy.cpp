@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/file_io.h"
 #include "fourfold/errors.h"
 
 namespace fourfold::model {
@@ -38,21 +39,19 @@ void write_npy(const std::filesystem::path& path, const Tensor& t) {
   header.append(total - 10 - header.size() - 1, ' ');
   header += '\n';
   const Tensor c = t.contiguous();
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out) fail<FormatError>(path.string(), "file", "a writable path", "it could not be opened");
+  AtomicFile out(path);
   const uint16_t len = static_cast<uint16_t>(header.size());
-  out.write(kMagic, 6);
-  out.put(1);
-  out.put(0);
-  out.put(static_cast<char>(len & 0xff));
-  out.put(static_cast<char>(len >> 8));
-  out << header;
-  out.write(static_cast<const char*>(c.data()), static_cast<std::streamsize>(c.nbytes()));
-  if (!out) fail<FormatError>(path.string(), "file", "written whole", "a write error");
+  const char preamble[10] = {kMagic[0], kMagic[1], kMagic[2], kMagic[3], kMagic[4], kMagic[5], 1, 0,
+                             static_cast<char>(len & 0xff), static_cast<char>(len >> 8)};
+  out.write(preamble, 10);
+  out.write(header);
+  out.write(c.data(), c.nbytes());
+  out.commit();
 }
 
 Tensor read_npy(const std::filesystem::path& path) {
   const std::string file = path.string();
+  require_regular_file(path);
   std::ifstream in(path, std::ios::binary);
   if (!in) fail<FormatError>(file, "file", "a readable .npy file", "it could not be opened");
   char magic[6] = {};

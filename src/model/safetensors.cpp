@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "core/file_io.h"
 #include "fourfold/errors.h"
 
 namespace fourfold::model {
@@ -47,7 +48,8 @@ struct FileDescriptor {
 
 std::shared_ptr<Mapping> map_file(const std::filesystem::path& path) {
   const std::string name = path.string();
-  FileDescriptor f{open(name.c_str(), O_RDONLY | O_CLOEXEC)};
+  require_regular_file(path);   // before open: opening a FIFO would wait for a writer
+  FileDescriptor f{open(name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
   if (f.fd < 0) fail<FormatError>(name, "file", "a readable safetensors file", std::strerror(errno));
   struct stat st {};
   if (fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode))
@@ -118,22 +120,16 @@ void write_safetensors(const std::filesystem::path& path, const std::vector<std:
   text.append((8 - text.size() % 8) % 8, ' ');   // the data region starts at a multiple of 8
 
   // Written next to the target and renamed, so that a failed write never leaves a half file under the name.
-  const std::filesystem::path partial = path.string() + ".partial";
-  {
-    std::ofstream out(partial, std::ios::binary | std::ios::trunc);
-    if (!out) fail<FormatError>(partial.string(), "file", "a writable path", std::strerror(errno));
-    uint8_t length[8];
-    for (int i = 0; i < 8; ++i) length[i] = static_cast<uint8_t>(uint64_t(text.size()) >> (8 * i));
-    out.write(reinterpret_cast<const char*>(length), 8);
-    out.write(text.data(), static_cast<std::streamsize>(text.size()));
-    for (const auto& [tensor_name, t] : ordered) {
-      const Tensor c = t.contiguous();
-      out.write(static_cast<const char*>(c.data()), static_cast<std::streamsize>(c.nbytes()));
-    }
-    out.flush();
-    if (!out) fail<FormatError>(partial.string(), "file", "all bytes written", std::strerror(errno));
+  AtomicFile out(path);
+  uint8_t length[8];
+  for (int i = 0; i < 8; ++i) length[i] = static_cast<uint8_t>(uint64_t(text.size()) >> (8 * i));
+  out.write(length, 8);
+  out.write(text);
+  for (const auto& [tensor_name, t] : ordered) {
+    const Tensor c = t.contiguous();
+    out.write(c.data(), c.nbytes());
   }
-  std::filesystem::rename(partial, path);
+  out.commit();
 }
 
 std::optional<Tensor> stacked_view(const std::vector<Tensor>& parts) {

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fourfold/errors.h"
+#include "model/bounded_json.h"
 #include "model/json_excerpt.h"
 
 namespace fourfold::model {
@@ -94,12 +95,7 @@ class DuplicateKeyFinder : public nlohmann::json_sax<json> {
 };
 
 json parse_rejecting_duplicates(const char* first, const char* last, const std::string& file_name) {
-  json root;
-  try {
-    root = json::parse(first, last);
-  } catch (const json::exception& e) {
-    fail<FormatError>(file_name, "header", "valid JSON", e.what());
-  }
+  const json root = parse_bounded_json(std::string_view(first, static_cast<size_t>(last - first)), file_name, "header");
   DuplicateKeyFinder finder;
   json::sax_parse(first, last, &finder);
   if (!finder.duplicate.empty())

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "core/file_io.h"
 #include "fourfold/errors.h"
 #include "model/tokenizer_parts.h"
 
@@ -80,11 +81,7 @@ std::vector<Segment> split_added(const Pipeline& p, std::string_view text, bool 
 Tokenizer::Tokenizer(std::shared_ptr<const Pipeline> pipeline) : pipeline_(std::move(pipeline)) {}
 
 Tokenizer Tokenizer::from_file(const std::filesystem::path& tokenizer_json) {
-  std::ifstream in(tokenizer_json, std::ios::binary);
-  if (!in) fail<FormatError>(tokenizer_json.string(), "path", "a readable tokenizer.json", "no such file");
-  std::ostringstream text;
-  text << in.rdbuf();
-  return from_json_text(text.str(), tokenizer_json.string());
+  return from_json_text(read_regular_file(tokenizer_json, uint64_t(1) << 30), tokenizer_json.string());
 }
 
 Tokenizer Tokenizer::from_json_text(std::string_view text, const std::string& file_name) {

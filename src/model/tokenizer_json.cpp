@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "model/bounded_json.h"
 #include "fourfold/errors.h"
 #include "model/json_excerpt.h"
 #include "model/tokenizer_parts.h"
@@ -342,12 +343,7 @@ const json& member_or_null(const json& doc, const char* key) {
 }  // namespace
 
 std::shared_ptr<const Pipeline> parse_tokenizer_json(std::string_view text, const std::string& file) {
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::parse_error& e) {
-    fail<FormatError>(file, "tokenizer.json", "valid JSON", e.what());
-  }
+  const json doc = parse_bounded_json(text, file, "tokenizer.json");
   const Reader r{file};
   if (!doc.is_object()) r.bad("tokenizer.json", "an object", &doc);
   auto p = std::make_shared<Pipeline>();

@@ -1,7 +1,11 @@
 // The checkpoint tensor list per architecture, as Hugging Face's modeling files name and shape them.
 #include "model/weight_layout.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
+
+#include "core/checked_math.h"
 
 namespace fourfold::model {
 
@@ -26,6 +30,37 @@ Shape fp8_scale_shape(const ModelConfig& config, const Shape& weight_shape) {
   const auto& block = config.quantization ? config.quantization->weight_block_size : std::nullopt;
   if (!block) return {weight_shape[0], 1};
   return {(weight_shape[0] + block->first - 1) / block->first, (weight_shape[1] + block->second - 1) / block->second};
+}
+
+WeightTotals weight_totals(const ModelConfig& c, const std::string& where) {
+  const auto mul = [&](int64_t a, int64_t b) { return checked_mul(a, b, where, "the sizes of config.json"); };
+  const auto add = [&](int64_t a, int64_t b) { return checked_add(a, b, where, "the sizes of config.json"); };
+  const int64_t h = c.hidden_size, q = mul(c.num_attention_heads, c.head_dim), kv = mul(c.num_key_value_heads, c.head_dim);
+  // Sparse layers: (i + 1) % step == 0 for i < L, less those that mlp_only_layers makes dense.
+  const int64_t step = std::max<int64_t>(c.decoder_sparse_step, 1);
+  int64_t sparse = c.num_experts > 0 ? c.num_hidden_layers / step : 0;
+  if (sparse > 0) {
+    std::vector<int64_t> dense(c.mlp_only_layers);
+    std::sort(dense.begin(), dense.end());
+    dense.erase(std::unique(dense.begin(), dense.end()), dense.end());
+    for (int64_t l : dense) sparse -= l < c.num_hidden_layers && (l + 1) % step == 0;
+  }
+  const int64_t dense_layers = c.num_hidden_layers - sparse;
+  int64_t attention = add(add(mul(q, h), mul(2, mul(kv, h))), mul(h, q));
+  attention = add(attention, mul(2, h) + (c.has_qk_norm() ? 2 * c.head_dim : 0));
+  if (c.has_qkv_bias()) attention = add(attention, add(q, mul(2, kv)));
+  if (c.has_o_bias()) attention = add(attention, h);
+  const int64_t per_attention_tensors = 6 + (c.has_qk_norm() ? 2 : 0) + (c.has_qkv_bias() ? 3 : 0) + (c.has_o_bias() ? 1 : 0);
+  WeightTotals t;
+  t.tensors = add(add(mul(c.num_hidden_layers, per_attention_tensors), mul(dense_layers, 3)),
+                  mul(sparse, add(1, mul(3, c.num_experts))));
+  t.tensors = add(t.tensors, c.tie_word_embeddings ? 2 : 3);
+  const int64_t embedding = mul(c.vocab_size, h);
+  const int64_t experts = add(mul(c.num_experts, h), mul(3, mul(c.num_experts, mul(c.moe_intermediate_size, h))));
+  t.elements = add(mul(c.num_hidden_layers, attention), mul(dense_layers, mul(3, mul(c.intermediate_size, h))));
+  t.elements = add(t.elements, mul(sparse, experts));
+  t.elements = add(t.elements, add(mul(c.tie_word_embeddings ? 1 : 2, embedding), h));
+  return t;
 }
 
 std::vector<WeightSpec> weight_layout(const ModelConfig& c) {

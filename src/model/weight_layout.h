@@ -32,6 +32,16 @@ struct WeightSpec {
 // name + "_scale_inv" (see fp8_scale_name / fp8_scale_shape).
 std::vector<WeightSpec> weight_layout(const ModelConfig& config);
 
+// How many tensors and elements a checkpoint of `config` holds at least (FP8 scales not counted), from the config
+// alone in O(1) with overflow-checked arithmetic (FormatError naming `where` on overflow): a loader compares them
+// with its files before weight_layout builds a list of that many entries, so that a config claiming 10^9
+// experts is refused at once instead of exhausting memory.
+struct WeightTotals {
+  int64_t tensors = 0;
+  int64_t elements = 0;
+};
+WeightTotals weight_totals(const ModelConfig& config, const std::string& where);
+
 // "x.weight" -> "x.weight_scale_inv".
 std::string fp8_scale_name(const std::string& weight_name);
 // The weight_scale_inv shape of a projection [out, in] under config's quantization.

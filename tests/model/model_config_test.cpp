@@ -255,7 +255,7 @@ TEST(ModelConfig, BadConfigsNameFileAndKey) {
   EXPECT_TRUE(rejects(j, {"hidden_size", "an integer"}));
   j = valid();
   j["num_hidden_layers"] = 0;
-  EXPECT_TRUE(rejects(j, {"num_hidden_layers", ">= 1"}));
+  EXPECT_TRUE(rejects(j, {"num_hidden_layers", "an integer in [1, 2147483647]"}));
   j = valid();
   j["num_key_value_heads"] = 3;
   EXPECT_TRUE(rejects(j, {"num_key_value_heads", "divisor"}));

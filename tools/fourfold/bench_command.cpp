@@ -14,6 +14,7 @@
 #include "check/op_bench.h"
 #include "check/statistics.h"
 #include "commands.h"
+#include "core/file_io.h"
 #include "core/build_info.h"
 #include "fourfold/errors.h"
 #include "fourfold/parallel.h"
@@ -190,8 +191,7 @@ void run_bench_ops(const BenchOpsOptions& o) {
   const Policy policy = requested_policy(o);
   std::optional<DType> dtype;
   if (!o.dtype.empty()) dtype = parse_dtype(o.dtype);
-  if (!o.json_path.empty() && !std::ofstream(o.json_path, std::ios::app))
-    throw ValueError(fmt::format("bench: argument '--json': expected a writable file, found '{}'", o.json_path));
+  if (!o.json_path.empty()) AtomicFile probe(o.json_path);   // the folder is writable (nothing is left behind)
   std::vector<Suite> suites;
   if (!o.probes_only)
     for (const std::string& name : requested_suites(o, dir)) suites.push_back(load_suite(name, dir));
@@ -232,7 +232,7 @@ void run_bench_ops(const BenchOpsOptions& o) {
   run.probe = measure_roofline(budget);
   fmt::print("{}", describe_probe(run.probe));
   if (o.probes_only) {
-    if (!o.json_path.empty()) std::ofstream(o.json_path) << op_time_json(run).dump(1) << "\n";
+    if (!o.json_path.empty()) write_file_atomically(o.json_path, op_time_json(run).dump(1) + "\n");
     return;
   }
   fmt::print("policy: '{}', threads {}, W {} R {}, samples >= {} ms, inputs {}, reference cap {}\n\n",
@@ -275,9 +275,7 @@ void run_bench_ops(const BenchOpsOptions& o) {
     run.suites.push_back(std::move(sr));
   }
   if (!o.json_path.empty()) {
-    std::ofstream out(o.json_path);
-    if (!out) throw ValueError(fmt::format("bench: argument '--json': expected a writable file, found '{}'", o.json_path));
-    out << op_time_json(run).dump(1) << "\n";
+    write_file_atomically(o.json_path, op_time_json(run).dump(1) + "\n");
   }
   set_exit_code(errors == 0 ? 0 : 1);
 }
@@ -297,13 +295,13 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--repeats", o.repeats, "R timed samples per row")->check(CLI::Range(1, 100000));
   cmd->add_option("--warmup", o.warmup, "W untimed calls per row")->check(CLI::Range(0, 100000));
   cmd->add_option("--min-sample-ms", o.min_sample_ms, "calls are batched until a sample lasts this long")
-      ->check(CLI::Range(0.0, 10000.0));
+      ->check(finite_in(0.0, 10000.0));
   cmd->add_option("--json", o.json_path, "also write the rows and the probe figures as JSON");
   cmd->add_option("--match", o.match, "only rows whose source or shape contains this text");
   cmd->add_option("--suites-dir", o.suites_dir, "where the suite files are (default: data/suites of the build)");
   cmd->add_option("--seed", o.seed, "seed of every input");
   cmd->add_option("--cap", o.cap, "skip reference-tier rows above this work (multiply-adds + elements moved)")
-      ->check(CLI::PositiveNumber);
+      ->check(finite_in(1e-300, 1e300));
   cmd->add_flag("--no-cap", o.no_cap, "run reference-tier rows of any size (float64 loops: hours for all suites)");
   cmd->add_flag("--hot", o.hot, "one input copy: caches stay warm between calls (default: inputs rotate)");
   cmd->add_flag("--quick", o.quick, "quick probes (256 MiB, 3 repeats) and W 1, R 3, 0.5 ms samples");

@@ -10,6 +10,7 @@
 #include "check/compare.h"
 #include "check/records.h"
 #include "commands.h"
+#include "core/file_io.h"
 #include "fourfold/errors.h"
 
 namespace fourfold::cli {
@@ -24,9 +25,11 @@ void register_check(CLI::App& app) {
       ->capture_default_str();
   cmd->add_option("--candidate", options.candidate, "candidate policy")->capture_default_str();
   cmd->add_option("--repeats", options.repeats, "A B sample pairs per row")->capture_default_str()->check(CLI::Range(1, 1000));
-  cmd->add_option("--rows-per-suite", options.rows_per_suite, "rows taken from each suite (0: all)")->capture_default_str();
+  cmd->add_option("--rows-per-suite", options.rows_per_suite, "rows taken from each suite (0: all)")->capture_default_str()
+      ->check(CLI::Range(0, 1 << 20));
   cmd->add_option("--reference-cap", options.reference_work_cap,
-                  "skip rows whose float64 reference work exceeds this (0: no cap)")->capture_default_str();
+                  "skip rows whose float64 reference work exceeds this (0: no cap)")->capture_default_str()
+      ->check(finite_in(0, 1e300));
   cmd->add_option("--seed", options.seed, "seed of every input")->capture_default_str();
   cmd->add_option("--out", out_dir, "directory for records.json, baseline.json, candidate.json, report.md, report.html")
       ->capture_default_str();
@@ -34,7 +37,7 @@ void register_check(CLI::App& app) {
   cmd->add_option("--model", e2e.model_dir, "end-to-end workloads on this Hugging Face model folder");
   cmd->add_option("--preset", e2e.preset, "end-to-end workloads on this preset built in memory")->capture_default_str();
   cmd->add_option("--e2e-contexts", e2e.decode_contexts, "contexts of the decode throughput figures")
-      ->delimiter(',')->capture_default_str();
+      ->delimiter(',')->capture_default_str()->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--e2e-prefill", e2e.prefill_tokens, "prompt length of the prefill figure")->capture_default_str()
       ->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--e2e-repeats", e2e.repeats, "A B pairs per throughput figure")->capture_default_str()
@@ -43,21 +46,23 @@ void register_check(CLI::App& app) {
   add_threads_option(*cmd, threads);
   cmd->callback([] {
     apply_threads(threads);
+    // The set is written into a fresh folder beside --out and swapped in whole, so that a reader never sees
+    // files of two runs mixed, and a killed run leaves the previous set (or none) under the name. Made first:
+    // an --out that cannot be written is refused before the minutes of the check.
+    OutputFolder out(out_dir, {"records.json", "baseline.json", "candidate.json", "report.md", "report.html"}, "--out");
     const bool tty = isatty(fileno(stderr));
     const CheckResult result = run_check(options, [tty](const std::string& m) {
       if (tty) std::fprintf(stderr, "\r\033[K%s", m.c_str());
     });
     if (tty) std::fprintf(stderr, "\r\033[K");
-    std::error_code ec;
-    std::filesystem::create_directories(out_dir, ec);
-    if (ec) fail<FormatError>("check", "--out", "a directory that can be created", out_dir + " (" + ec.message() + ")");
-    write_check_result(out_dir + "/records.json", result);
-    write_record_set(out_dir + "/baseline.json", result.baseline);
-    write_record_set(out_dir + "/candidate.json", result.candidate);
+    write_check_result(out.staging() + "/records.json", result);
+    write_record_set(out.staging() + "/baseline.json", result.baseline);
+    write_record_set(out.staging() + "/candidate.json", result.candidate);
     const Comparison c = compare_records(result.baseline, result.candidate);
     fmt::print("{}", render_text(c));
-    write_text_file(out_dir + "/report.md", render_markdown(c));
-    write_text_file(out_dir + "/report.html", render_html(c));
+    write_text_file(out.staging() + "/report.md", render_markdown(c));
+    write_text_file(out.staging() + "/report.html", render_html(c));
+    out.commit();
     fmt::print("\nwrote {0}/records.json, {0}/baseline.json, {0}/candidate.json, {0}/report.md, {0}/report.html\n", out_dir);
     set_exit_code(c.correctness_failed() ? 1 : 0);
   });

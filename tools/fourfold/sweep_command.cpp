@@ -9,6 +9,7 @@
 
 #include "check/reference_sweep.h"
 #include "commands.h"
+#include "core/file_io.h"
 #include "fourfold/errors.h"
 #include "fourfold/allocator.h"
 #include "fourfold/memory_probe.h"
@@ -70,7 +71,7 @@ void register_sweep(CLI::App& app) {
                after.rss_peak_bytes / mib, peak_reset ? " (reset before the sweep)" : " (since process start: reset refused)",
                (static_cast<double>(after.rss_peak_bytes) - a.reserved_peak_bytes - before.rss_bytes) / mib);
     if (!json_path.empty()) {
-      std::ofstream(json_path) << rows.dump(2) << "\n";
+      write_file_atomically(json_path, rows.dump(2) + "\n");
     }
     set_exit_code(failures == 0 ? 0 : 1);
   });

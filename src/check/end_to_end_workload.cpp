@@ -66,6 +66,8 @@ EndToEndResult run_end_to_end(const EndToEndOptions& o, const Policy policies[2]
   const DType act = parse_dtype(o.activation), kv = parse_dtype(o.kv_cache);
   result.dtypes = {std::string(dtype_name(act)), std::string(dtype_name(kv))};
   std::vector<int64_t> contexts = o.decode_contexts;
+  for (int64_t c : contexts)
+    if (c < 1) fail<ValueError>("check", "--e2e-contexts", "positive context lengths", std::to_string(c));
   std::sort(contexts.begin(), contexts.end());
   const int64_t longest = std::max({contexts.empty() ? 0 : contexts.back(), o.prefill_tokens,
                                     o.correctness_prompt + o.correctness_steps});
@@ -73,6 +75,12 @@ EndToEndResult run_end_to_end(const EndToEndOptions& o, const Policy policies[2]
   dopt.activation = act;
   dopt.kv_cache = kv;
   dopt.max_context = longest + o.decode_tokens;
+  // A model is only defined up to its trained length: rope and attention past it are numbers, not answers.
+  if (dopt.max_context > config.max_position_embeddings)
+    fail<ValueError>("check", "--e2e-contexts / --e2e-prefill",
+                     fmt::format("contexts (+ {} decode steps) within the model's max_position_embeddings {}",
+                                 o.decode_tokens, config.max_position_embeddings),
+                     std::to_string(dopt.max_context));
   model::Decoder decoder(config, model::bind_weights(config, std::move(source.weights), act, source.name), dopt);
   const auto under = [&](int side, const std::function<void()>& work) {
     ScopedPolicy scope(policies[side]);

@@ -24,6 +24,9 @@ struct Workload {
   std::vector<std::string> shapes;        // as written by the suite, e.g. "4096x4096"
   std::vector<int64_t> context_lengths;   // prompt lengths of the throughput figures (empty: none)
   int64_t repeats = 0;                    // timed repeats per figure, after warm-up
+  // Every other parameter that changes the work done, as "key=value" (a run's "gen=16", "sampling=greedy",
+  // "prompt=fnv1a64:...", "activation=float32"): records whose lists differ are of different workloads.
+  std::vector<std::string> parameters;
   bool operator==(const Workload&) const = default;
 };
 

@@ -18,6 +18,10 @@ void register_quantize(CLI::App& app);
 void set_exit_code(int code);
 int exit_code();
 
+// A number option that must be finite and within [min, max]. CLI11's Range and NonNegativeNumber let NaN through
+// (every comparison with NaN is false), and a NaN threshold turns a rule off.
+CLI::Validator finite_in(double min, double max);
+
 // --threads N (and FOURFOLD_THREADS): applied before the command runs.
 void add_threads_option(CLI::App& command, int& threads);
 void apply_threads(int threads);

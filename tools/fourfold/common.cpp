@@ -1,3 +1,8 @@
+#include <cmath>
+#include <limits>
+
+#include <fmt/format.h>
+
 #include "commands.h"
 #include "fourfold/parallel.h"
 
@@ -7,6 +12,17 @@ int g_exit_code = 0;
 }
 
 void set_exit_code(int code) { g_exit_code = code; }
+
+CLI::Validator finite_in(double min, double max) {
+  return CLI::Validator(
+      [min, max](std::string& text) -> std::string {
+        double v = 0;
+        if (!CLI::detail::lexical_cast(text, v) || !std::isfinite(v) || v < min || v > max)
+          return fmt::format("expected a finite number in [{}, {}], found {}", min, max, text);
+        return {};
+      },
+      fmt::format("FINITE in [{} - {}]", min, max));
+}
 int exit_code() { return g_exit_code; }
 
 void add_threads_option(CLI::App& command, int& threads) {

@@ -4,6 +4,8 @@
 
 #include "check/compare.h"
 #include "check/records.h"
+#include <limits>
+
 #include "commands.h"
 
 namespace fourfold::cli {
@@ -18,11 +20,11 @@ void register_compare(CLI::App& app) {
   cmd->add_option("--html", html_path, "also write the comparison as one self-contained HTML page");
   cmd->add_option("--psnr-drop-db", thresholds.psnr_drop_db, "correctness: largest PSNR drop that is not a regression")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(finite_in(0, std::numeric_limits<double>::max()));
   cmd->add_option("--ulp-increase", thresholds.max_ulp_increase,
                   "correctness: largest max-ULP increase that is not a regression")
       ->capture_default_str()
-      ->check(CLI::NonNegativeNumber);
+      ->check(finite_in(0, std::numeric_limits<double>::max()));
   cmd->callback([] {
     const RecordSet baseline = read_record_set(baseline_path);
     const RecordSet candidate = read_record_set(candidate_path);

@@ -1,6 +1,7 @@
 // The fourfold command: one file per command (see commands.h).
 #include <cstdio>
 #include <exception>
+#include <new>
 
 #include <CLI/CLI.hpp>
 
@@ -23,6 +24,14 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e) == 0 ? 0 : 2;
   } catch (const fourfold::Error& e) {
+    std::fprintf(stderr, "fourfold: %s\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    std::fprintf(stderr, "fourfold: out of memory (the input asks for more than this machine has)\n");
+    return 2;
+  } catch (const std::exception& e) {
+    // A standard exception (a folder that cannot be created, a thread that cannot start...) is still an input or
+    // environment error with a message, never an abort. Exit 1 stays "a check failed its threshold".
     std::fprintf(stderr, "fourfold: %s\n", e.what());
     return 2;
   }

@@ -19,8 +19,8 @@ void register_make_model(CLI::App& app) {
   cmd->add_option("--dtype", dtype, "bf16, or fp8 (e4m3 with 128x128 block scales)")
       ->check(CLI::IsMember({"bf16", "fp8"}));
   cmd->add_option("--seed", seed, "weights seed");
-  cmd->add_option("--layers", layers, "number of layers (default: the preset's)")->check(CLI::PositiveNumber);
-  cmd->add_option("--max-shard-mib", shard_mib, "shard the safetensors above this size")->check(CLI::PositiveNumber);
+  cmd->add_option("--layers", layers, "number of layers (default: the preset's)")->check(CLI::Range(1, 1000));
+  cmd->add_option("--max-shard-mib", shard_mib, "shard the safetensors above this size")->check(finite_in(1e-3, 1e9));
   cmd->callback([] {
     const auto w = model::make_model(preset, out, dtype, seed, layers > 0 ? std::optional<int64_t>(layers) : std::nullopt,
                                      static_cast<uint64_t>(shard_mib * 1048576.0));

@@ -17,7 +17,7 @@ void register_quantize(CLI::App& app) {
       ->required()
       ->check(CLI::IsMember({"fp8-block", "fp8-row"}));
   cmd->add_option("--out", out, "the folder to write")->required();
-  cmd->add_option("--max-shard-mib", shard_mib, "shard the safetensors above this size")->check(CLI::PositiveNumber);
+  cmd->add_option("--max-shard-mib", shard_mib, "shard the safetensors above this size")->check(finite_in(1e-3, 1e9));
   cmd->callback([] {
     const auto w = model::quantize_model_folder(model, to, out, static_cast<uint64_t>(shard_mib * 1048576.0));
     fmt::print("quantize: wrote {} ({} of {}, {} parameters with scales, {} bytes = {:.1f} MiB)\n", out, to, model,

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "check/memory_workload.h"
+#include "core/file_io.h"
 #include "check/records.h"
 #include "check/roofline_probes.h"
 #include "commands.h"
@@ -33,7 +34,7 @@ namespace {
 struct RunOptions {
   std::string model_dir, preset;
   std::string prompt_text, prompt_file, prompt_ids_text, logits_path;
-  bool ignore_eos = false;
+  bool ignore_eos = false, allow_past_max_position = false;
   int64_t prompt_tokens = 32, gen = 16;
   int64_t layers = 0;
   int threads = 0;
@@ -94,13 +95,7 @@ std::vector<int64_t> parse_ids(const std::string& text, int64_t vocab) {
   return ids;
 }
 
-std::string read_prompt_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail<FormatError>(path, "--prompt-file", "a readable file", "it could not be opened");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
+std::string read_prompt_file(const std::string& path) { return read_regular_file(path, uint64_t(1) << 30); }
 
 Prompt make_prompt(const RunOptions& o, const std::optional<model::Tokenizer>& tokenizer, int64_t vocab) {
   const int given = !o.prompt_text.empty() + !o.prompt_file.empty() + !o.prompt_ids_text.empty();
@@ -154,6 +149,10 @@ void run(const RunOptions& o, bool sampling_set) {
   if (act != DType::f32 && act != DType::bf16) fail<ValueError>("run", "--dtype", "bf16 or f32", o.dtype);
   if (kv != DType::f32 && kv != DType::bf16) fail<ValueError>("run", "--kv-dtype", "bf16 or f32", o.kv_dtype);
   if (!o.model_dir.empty() && !o.preset.empty()) fail<ValueError>("run", "--model", "either --model or --preset", "both");
+  if (!o.model_dir.empty() && o.layers > 0)
+    fail<ValueError>("run", "--layers", "a preset (a folder has the layers its config.json says)", "--model too");
+  if (!o.json_path.empty()) AtomicFile probe(o.json_path);   // refused now, not after the run
+  if (!o.logits_path.empty()) AtomicFile probe(o.logits_path);
   const bool tty = isatty(STDERR_FILENO) != 0;
   const auto say = [&](const std::string& m) {
     if (tty) fmt::print(stderr, "\r\033[K{}", m);
@@ -170,6 +169,13 @@ void run(const RunOptions& o, bool sampling_set) {
     tokenizer = model::Tokenizer::from_file(tokenizer_path);
   const Prompt prompt = make_prompt(o, tokenizer, config.vocab_size);
   const int64_t prompt_tokens = static_cast<int64_t>(prompt.ids.size());
+  // A model is only defined up to its trained length: rope and attention past it give numbers, not answers.
+  const bool past_max = prompt_tokens + o.gen > config.max_position_embeddings;
+  if (past_max && !o.allow_past_max_position)
+    fail<ValueError>("run", "--gen / the prompt",
+                     fmt::format("a prompt plus --gen within max_position_embeddings {} (or --allow-past-max-position)",
+                                 config.max_position_embeddings),
+                     fmt::format("{} + {} = {} positions", prompt_tokens, o.gen, prompt_tokens + o.gen));
   model::DecoderOptions dopt;
   dopt.activation = act;
   dopt.kv_cache = kv;
@@ -207,6 +213,9 @@ void run(const RunOptions& o, bool sampling_set) {
   for (const std::string& d : config.defaults_taken) fmt::print("config: {} (absent from config.json: transformers' default)\n", d);
   for (const std::string& n : config.notes) fmt::print("config: {}\n", n);
   fmt::print("prompt: {}; sampling: {}; stop: {}\n", prompt.source, sampling_said, stop_said);
+  if (past_max)
+    fmt::print("warning: {} positions run past max_position_embeddings {} (--allow-past-max-position)\n",
+               prompt_tokens + o.gen, config.max_position_embeddings);
   if (tokenizer) fmt::print("text: ");
 
   ScopedPolicy scope(policy);
@@ -279,6 +288,17 @@ void run(const RunOptions& o, bool sampling_set) {
   workload.seed = o.seed;
   workload.context_lengths = {prompt_tokens};
   workload.repeats = 1;
+  // What else changes the work: two runs that differ here did different work and must not compare as equal.
+  uint64_t prompt_hash = 1469598103934665603ull;
+  for (int64_t id : prompt.ids) prompt_hash = (prompt_hash ^ static_cast<uint64_t>(id)) * 1099511628211ull;
+  workload.parameters = {fmt::format("gen={}", o.gen),
+                         fmt::format("prompt=fnv1a64:{:016x}", prompt_hash),
+                         "sampling=" + sampling_said,
+                         "stop=" + stop_said,
+                         fmt::format("activation={}", dtype_name(act)),
+                         fmt::format("kv_cache={}", dtype_name(kv)),
+                         fmt::format("logits={}", gen_options.keep_logits ? "all positions" : "last"),
+                         fmt::format("past_max_position={}", past_max)};
   RecordSet records;
   {
     ScopedPolicy again(policy);
@@ -329,14 +349,17 @@ void register_run(CLI::App& app) {
   cmd->add_option("--prompt-file", o.prompt_file, "a file whose text is the prompt");
   cmd->add_option("--prompt-ids", o.prompt_ids_text, "the prompt as token ids: 1,2,3");
   cmd->add_flag("--ignore-eos", o.ignore_eos, "generate --gen tokens even past an eos token (benchmarks)");
+  cmd->add_flag("--allow-past-max-position", o.allow_past_max_position,
+                "run past the config's max_position_embeddings (said in the output and the record)");
   cmd->add_option("--logits", o.logits_path, "write the f32 logits of every position (prompt and generated) as .npy");
   cmd->add_option("--gen", o.gen, "tokens to generate")->capture_default_str()->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--force", o.force, "policy: a tier for all ops (reference, generic, dedicated) or op=tier, repeatable");
   cmd->add_option("--dtype", o.dtype, "activations: f32 or bf16")->capture_default_str();
   cmd->add_option("--kv-dtype", o.kv_dtype, "KV cache: bf16 or f32")->capture_default_str();
-  auto* t = cmd->add_option("--temperature", o.temperature, "0: greedy (default: generation_config.json's, else greedy)");
-  auto* k = cmd->add_option("--top-k", o.top_k, "0: no top-k");
-  auto* p = cmd->add_option("--top-p", o.top_p, "nucleus mass");
+  auto* t = cmd->add_option("--temperature", o.temperature, "0: greedy (default: generation_config.json's, else greedy)")
+                ->check(finite_in(0, 1e6));
+  auto* k = cmd->add_option("--top-k", o.top_k, "0: no top-k")->check(CLI::Range(int64_t(0), int64_t(1) << 31));
+  auto* p = cmd->add_option("--top-p", o.top_p, "nucleus mass")->check(finite_in(0, 1));
   cmd->add_option("--seed", o.seed, "seed of the synthetic weights, the prompt and the sampler")->capture_default_str();
   cmd->add_option("--json", o.json_path, "also write the figures as JSON (a record set with a 'run' section)");
   add_threads_option(*cmd, o.threads);

@@ -1,20 +1,43 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer target for the safetensors header and config.json parsers (only their sources, with
-# clang's -fsanitize=fuzzer,address,undefined) and runs it for FUZZ_SECONDS (default 60) from fuzz/corpus/.
-# New inputs go to a scratch copy of the corpus, so the repository's seeds stay as committed. Any crash,
-# sanitizer report or unexpected exception fails the script and leaves the input in build/fuzz/.
+# Builds the libFuzzer targets with clang's -fsanitize=fuzzer,address,undefined, each from just the sources it
+# needs, and runs each for FUZZ_SECONDS (default 30) from its seed corpus:
+#   safetensors_config_fuzzer  the safetensors header and config.json parsers (fuzz/corpus)
+#   records_suites_fuzzer      the records readers and the suite reader        (fuzz/corpus_records)
+#   tokenizer_fuzzer           tokenizer.json, encode, decode, streaming decode (fuzz/corpus_tokenizer)
+# max_len is large enough to nest past every reader's depth limit. New inputs go to a scratch copy of each corpus,
+# so the repository's seeds stay as committed. Any crash, sanitizer report or unexpected exception fails the
+# script and leaves the input in build/fuzz/. FUZZ_TARGETS limits the run to some targets; FUZZ_RUNS replaces
+# the time limit by a number of executions per target (for the long runs in the notes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds="${FUZZ_SECONDS:-60}"
+seconds="${FUZZ_SECONDS:-30}"
 cxx="${FUZZ_CXX:-$(command -v clang++-14 || command -v clang++)}"
 out=build/fuzz
 mkdir -p "$out"
-sources=(fuzz/safetensors_config_fuzzer.cpp src/model/safetensors_header.cpp src/model/model_config_json.cpp
-         src/core/errors.cpp src/core/dtype.cpp src/core/minifloat.cpp)
-"$cxx" -std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
-  -Iinclude -Isrc "${sources[@]}" -lfmt -o "$out/safetensors_config_fuzzer"
-rm -rf "$out/corpus"
-cp -r fuzz/corpus "$out/corpus"
-"$out/safetensors_config_fuzzer" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-  -artifact_prefix="$out/" "$out/corpus" 2>&1 | tail -n 25
-echo "fuzz: ${seconds}s without a finding"
+flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -Iinclude -Isrc)
+core=(src/core/errors.cpp src/core/dtype.cpp src/core/minifloat.cpp src/core/file_io.cpp)
+
+declare -A sources corpus max_len libs
+sources[safetensors_config_fuzzer]="src/model/safetensors_header.cpp src/model/model_config_json.cpp"
+corpus[safetensors_config_fuzzer]=fuzz/corpus
+max_len[safetensors_config_fuzzer]=8192
+sources[records_suites_fuzzer]="src/check/records_reader.cpp src/check/records.cpp src/check/statistics.cpp
+                                 src/check/manifest.cpp src/check/suites.cpp"
+corpus[records_suites_fuzzer]=fuzz/corpus_records
+max_len[records_suites_fuzzer]=16384
+sources[tokenizer_fuzzer]="$(echo src/model/tokenizer*.cpp)"
+corpus[tokenizer_fuzzer]=fuzz/corpus_tokenizer
+max_len[tokenizer_fuzzer]=32768
+libs[tokenizer_fuzzer]="-lpcre2-8 -lutf8proc"
+
+for target in ${FUZZ_TARGETS:-safetensors_config_fuzzer records_suites_fuzzer tokenizer_fuzzer}; do
+  # shellcheck disable=SC2086
+  "$cxx" "${flags[@]}" "fuzz/$target.cpp" ${sources[$target]} "${core[@]}" -lfmt ${libs[$target]:-} -o "$out/$target"
+  rm -rf "$out/corpus_$target"
+  cp -r "${corpus[$target]}" "$out/corpus_$target"
+  limit=(-max_total_time="$seconds")
+  [ -n "${FUZZ_RUNS:-}" ] && limit=(-runs="$FUZZ_RUNS")
+  "$out/$target" "${limit[@]}" -max_len="${max_len[$target]}" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+    -artifact_prefix="$out/$target-" "$out/corpus_$target" 2>&1 | tail -n 12
+  echo "fuzz: $target without a finding"
+done

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds the release and asan (AddressSanitizer + UBSan) presets and runs every test on both, then a short fuzz
-# run of the safetensors and config.json parsers (scripts/fuzz.sh; FUZZ_SECONDS sets its length).
+# Builds the release and asan (AddressSanitizer + UBSan) presets and runs every test on both, then a short run of
+# each fuzz target (scripts/fuzz.sh; FUZZ_SECONDS sets each one's length).
+
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh

@@ -1,9 +1,19 @@
 #include "model/generation.h"
 
+#include <sys/resource.h>
+
+#include <utility>
+
 #include "fourfold/errors.h"
 
 namespace fourfold::model {
 namespace {
+
+std::pair<int64_t, int64_t> page_faults() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return {u.ru_minflt, u.ru_majflt};
+}
 
 double seconds_since(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -46,6 +56,7 @@ GenerationWithLogits generate(Decoder& decoder, const std::vector<int64_t>& prom
   g.prefill_seconds = seconds_since(start) - handed_over;
   if (progress) progress(1, count);
   handed_over = 0.0;
+  const auto faults_before = page_faults();
   start = std::chrono::steady_clock::now();
   int64_t i = 1;
   for (; i < count && !g.stopped; ++i) {
@@ -54,6 +65,9 @@ GenerationWithLogits generate(Decoder& decoder, const std::vector<int64_t>& prom
     if (progress) progress(i + 1, count);
   }
   g.decode_seconds = seconds_since(start) - handed_over;
+  const auto faults_after = page_faults();
+  g.decode_minor_faults = faults_after.first - faults_before.first;
+  g.decode_major_faults = faults_after.second - faults_before.second;
   g.decoded_tokens = i - 1;
   g.context = decoder.position();
   if (options.keep_logits) {

@@ -20,6 +20,8 @@ struct Generation {
   double prefill_seconds = 0.0;         // the prompt's forward (and its first sampled token)
   double decode_seconds = 0.0;          // the generated tokens after the first: one forward each
   int64_t decoded_tokens = 0;           // forwards timed in decode_seconds
+  int64_t decode_minor_faults = 0;      // page faults of the process during the decode steps (getrusage)
+  int64_t decode_major_faults = 0;
   int64_t context = 0;                  // positions in the cache at the end
   double prefill_tokens_per_s(int64_t prompt) const { return prefill_seconds > 0 ? prompt / prefill_seconds : 0.0; }
   double decode_tokens_per_s() const { return decode_seconds > 0 ? decoded_tokens / decode_seconds : 0.0; }

@@ -124,7 +124,7 @@ void check_weights(const ModelConfig& config, const TensorMap& weights, const st
                         "an extra tensor " + describe(t.shape(), t.dtype()));
 }
 
-LoadedModel load_model_folder(const fs::path& dir) {
+LoadedModel load_model_folder(const fs::path& dir, WeightResidency residency) {
   LoadedModel m;
   const fs::path config_path = dir / kConfigFile;
   m.config = parse_model_config(read_text(config_path), config_path.string());
@@ -144,8 +144,9 @@ LoadedModel load_model_folder(const fs::path& dir) {
   }
 
   for (const std::string& file : files) {
-    SafetensorsFile f = read_safetensors(dir / file);
+    SafetensorsFile f = read_safetensors(dir / file, residency);
     m.mapped_bytes += f.mapped_bytes;
+    m.file_copy_bytes += f.copied_bytes;
     for (auto& [name, reason] : f.copied) m.copied[name] = reason;
     for (auto& [name, tensor] : f.tensors) {
       if (!weight_map.empty()) {
@@ -167,10 +168,11 @@ LoadedModel load_model_folder(const fs::path& dir) {
   // tensor or two short still reaches check_weights, which names the missing one).
   const WeightTotals implied = weight_totals(m.config, config_path.string());
   const auto tensors = static_cast<int64_t>(m.weights.size());
-  if (implied.tensors > 2 * tensors + 16 || implied.elements > static_cast<int64_t>(m.mapped_bytes))
+  const uint64_t file_bytes = m.mapped_bytes + m.file_copy_bytes;
+  if (implied.tensors > 2 * tensors + 16 || implied.elements > static_cast<int64_t>(file_bytes))
     fail<FormatError>(config_path.string(), "the sizes (num_hidden_layers, hidden_size, experts, vocab_size ...)",
                       fmt::format("a model that fits in the folder's {} tensors of {} bytes", m.weights.size(),
-                                  m.mapped_bytes),
+                                  file_bytes),
                       fmt::format("sizes that imply {} tensors of {} elements", implied.tensors, implied.elements));
   if (!m.config.torch_dtype_stated) {
     // transformers then loads the weights as stored; the embedding's dtype is the checkpoint's.

@@ -10,13 +10,15 @@
 #include "model/generation_config.h"
 #include "model/model_config.h"
 #include "model/presets.h"
+#include "model/safetensors.h"
 
 namespace fourfold::model {
 
 struct LoadedModel {
   ModelConfig config;
   TensorMap weights;                              // views into the mapped files, used in place
-  uint64_t mapped_bytes = 0;                      // all safetensors files, mapped whole
+  uint64_t mapped_bytes = 0;                      // all safetensors files, mapped whole (map, populate)
+  uint64_t file_copy_bytes = 0;                   // all safetensors files, read into anonymous memory (copy)
   std::map<std::string, std::string> file_of;     // tensor name -> the file (name within the folder) it came from
   std::map<std::string, std::string> copied;      // tensors copied out of the map instead, and why (misaligned)
   std::optional<GenerationConfig> generation;     // generation_config.json, when the folder has one
@@ -26,7 +28,7 @@ struct LoadedModel {
 // config.quantization is set): a missing, extra or misshapen tensor, a dtype other than the config's torch_dtype
 // (float8_e4m3fn projections and float32 scales for FP8 checkpoints), an index naming a file or tensor that is not
 // there: FormatError naming the file and the tensor and what was expected.
-LoadedModel load_model_folder(const std::filesystem::path& dir);
+LoadedModel load_model_folder(const std::filesystem::path& dir, WeightResidency residency = WeightResidency::map);
 
 // The tensors, dtypes and shapes a checkpoint of `config` must hold, as load_model_folder checks them.
 struct ExpectedTensor {

@@ -1,5 +1,6 @@
 #include "model/model_source.h"
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
 
@@ -33,10 +34,14 @@ std::string ModelSource::description() const {
 }
 
 ModelSource open_model(const std::string& model_dir, const std::string& preset, uint64_t seed,
-                       std::optional<int64_t> layers) {
+                       std::optional<int64_t> layers, WeightResidency residency) {
   ModelSource s;
   if (!model_dir.empty()) {
-    LoadedModel loaded = load_model_folder(model_dir);
+    const auto start = std::chrono::steady_clock::now();
+    LoadedModel loaded = load_model_folder(model_dir, residency);
+    s.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    s.residency = residency;
+    s.file_copy_bytes = loaded.file_copy_bytes;
     s.name = model_dir;
     s.from_files = true;
     s.config_hash = file_hash(model_dir + "/config.json");

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cerrno>
 #include <cstring>
@@ -18,26 +19,83 @@
 
 #include "core/file_io.h"
 #include "fourfold/errors.h"
+#include "fourfold/parallel.h"
 
 namespace fourfold::model {
 namespace {
 
 static_assert(std::endian::native == std::endian::little, "safetensors data is little-endian; so is this reader");
 
-// Owns one mapping; every tensor viewing it holds this through its Storage's owner.
+// Owns one mapping (of the file, or of the anonymous memory its bytes were read into); every tensor viewing it
+// holds this through its Storage's owner. data/size: the file's bytes; region/region_size: what to unmap.
 class Mapping {
  public:
-  Mapping(void* addr, size_t size) : addr_(addr), size_(size) {}
-  ~Mapping() { munmap(addr_, size_); }
+  Mapping(void* region, size_t region_size, const uint8_t* data, size_t size)
+      : region_(region), region_size_(region_size), data_(data), size_(size) {}
+  ~Mapping() { munmap(region_, region_size_); }
   Mapping(const Mapping&) = delete;
   Mapping& operator=(const Mapping&) = delete;
-  const uint8_t* bytes() const { return static_cast<const uint8_t*>(addr_); }
+  const uint8_t* bytes() const { return data_; }
   size_t size() const { return size_; }
 
  private:
-  void* addr_;
+  void* region_;
+  size_t region_size_;
+  const uint8_t* data_;
   size_t size_;
 };
+
+constexpr size_t kHugePage = size_t(2) << 20;
+constexpr size_t kLoadChunk = size_t(32) << 20;   // per task: large reads, and enough tasks for every thread
+
+// Anonymous memory on 2 MiB pages holding the file's bytes, read by all threads; read-only afterwards.
+std::shared_ptr<Mapping> copy_file(int fd, size_t size, const std::string& name) {
+  const size_t region_size = (size + 2 * kHugePage - 1) / kHugePage * kHugePage;
+  void* region = mmap(nullptr, region_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (region == MAP_FAILED) fail<OutOfMemoryError>(name, "file", "memory for a copy of the weights", std::strerror(errno));
+  auto* data = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(region) + kHugePage - 1) / kHugePage * kHugePage);
+  madvise(data, size, MADV_HUGEPAGE);   // a hint: without THP the copy still works, on 4 KiB pages
+  std::atomic<bool> failed{false};
+  parallel_for(0, static_cast<int64_t>((size + kLoadChunk - 1) / kLoadChunk), 1, [&](int64_t begin, int64_t end) {
+    for (int64_t c = begin; c < end; ++c) {
+      size_t at = static_cast<size_t>(c) * kLoadChunk;
+      const size_t stop = std::min(size, at + kLoadChunk);
+      while (at < stop) {
+        const ssize_t n = pread(fd, data + at, stop - at, static_cast<off_t>(at));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+          failed = true;
+          return;
+        }
+        at += static_cast<size_t>(n);
+      }
+    }
+  });
+  if (failed) {
+    munmap(region, region_size);
+    fail<FormatError>(name, "file", "readable to its end", std::strerror(errno));
+  }
+  mprotect(region, region_size, PROT_READ);   // the views stay read-only memory, as mapped ones are
+  return std::make_shared<Mapping>(region, region_size, data, size);
+}
+
+// Every page of a mapping faulted in now, by all threads, instead of one by one during the first decode steps.
+void populate(const uint8_t* data, size_t size) {
+  const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  parallel_for(0, static_cast<int64_t>((size + kLoadChunk - 1) / kLoadChunk), 1, [&](int64_t begin, int64_t end) {
+    for (int64_t c = begin; c < end; ++c) {
+      const uintptr_t from = reinterpret_cast<uintptr_t>(data) + static_cast<size_t>(c) * kLoadChunk;
+      const uintptr_t to = std::min(reinterpret_cast<uintptr_t>(data) + size, from + kLoadChunk);
+      const uintptr_t first = from / page * page;
+#ifdef MADV_POPULATE_READ
+      if (madvise(reinterpret_cast<void*>(first), to - first, MADV_POPULATE_READ) == 0) continue;
+#endif
+      volatile uint8_t sink = 0;   // kernels before 5.14: touch one byte per page
+      for (uintptr_t p = std::max(first, reinterpret_cast<uintptr_t>(data)); p < to; p += page)
+        sink = sink + *reinterpret_cast<const uint8_t*>(p);
+    }
+  });
+}
 
 struct FileDescriptor {
   int fd;
@@ -46,7 +104,7 @@ struct FileDescriptor {
   }
 };
 
-std::shared_ptr<Mapping> map_file(const std::filesystem::path& path) {
+std::shared_ptr<Mapping> map_file(const std::filesystem::path& path, WeightResidency residency) {
   const std::string name = path.string();
   require_regular_file(path);   // before open: opening a FIFO would wait for a writer
   FileDescriptor f{open(name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
@@ -61,19 +119,41 @@ std::shared_ptr<Mapping> map_file(const std::filesystem::path& path) {
     const ssize_t got = read(f.fd, small, size);
     parse_safetensors_header(small, got > 0 ? static_cast<size_t>(got) : 0, name);
   }
-  void* addr = mmap(nullptr, size, PROT_READ, MAP_PRIVATE, f.fd, 0);
-  if (addr == MAP_FAILED) fail<FormatError>(name, "file", "a file that can be memory-mapped", std::strerror(errno));
-  return std::make_shared<Mapping>(addr, size);
+  if (residency == WeightResidency::copy) return copy_file(f.fd, size, name);
+  // At a 2 MiB-aligned address, with MADV_HUGEPAGE: the parts of the page cache held in 2 MiB folios (recent
+  // kernels read into them) are then mapped by 2 MiB entries, which the GEMV streams faster, at no copy.
+  const size_t region_size = size + kHugePage;
+  void* region = mmap(nullptr, region_size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (region == MAP_FAILED) fail<FormatError>(name, "file", "address space to map the file", std::strerror(errno));
+  void* aligned = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(region) + kHugePage - 1) / kHugePage * kHugePage);
+  void* addr = mmap(aligned, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, f.fd, 0);
+  if (addr == MAP_FAILED) {
+    munmap(region, region_size);
+    fail<FormatError>(name, "file", "a file that can be memory-mapped", std::strerror(errno));
+  }
+  madvise(addr, size, MADV_HUGEPAGE);
+  auto map = std::make_shared<Mapping>(region, region_size, static_cast<const uint8_t*>(addr), size);
+  if (residency == WeightResidency::populate) populate(map->bytes(), size);
+  return map;
 }
 
 }  // namespace
 
-SafetensorsFile read_safetensors(const std::filesystem::path& path) {
-  const std::shared_ptr<Mapping> map = map_file(path);
+std::string_view residency_name(WeightResidency r) {
+  switch (r) {
+    case WeightResidency::map: return "map";
+    case WeightResidency::populate: return "populate";
+    case WeightResidency::copy: return "copy";
+  }
+  return "?";
+}
+
+SafetensorsFile read_safetensors(const std::filesystem::path& path, WeightResidency residency) {
+  const std::shared_ptr<Mapping> map = map_file(path, residency);
   const SafetensorsHeader header = parse_safetensors_header(map->bytes(), map->size(), path.string());
   SafetensorsFile out;
   out.metadata = header.metadata;
-  out.mapped_bytes = map->size();
+  (residency == WeightResidency::copy ? out.copied_bytes : out.mapped_bytes) = map->size();
   for (const SafetensorsEntry& e : header.tensors) {
     const uint8_t* data = map->bytes() + header.data_offset + e.begin;
     if (reinterpret_cast<uintptr_t>(data) % dtype_size(e.dtype) != 0) {

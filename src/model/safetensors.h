@@ -13,10 +13,21 @@
 
 namespace fourfold::model {
 
+// How a file's bytes reach memory (`--weights`). A decode reads every active weight once per token, so the page
+// size under the weights sets how fast the GEMV can stream them (this VM's probe: 15-20 GB/s on 4 KiB pages,
+// 26-32 GB/s on 2 MiB pages), and a page first touched during decode costs a fault in the timed loop.
+enum class WeightResidency {
+  map,        // mapped from the page cache, faulted in on first use (4 KiB pages)
+  populate,   // mapped, every page faulted in at load by all threads (MADV_POPULATE_READ)
+  copy,       // read at load, by all threads, into anonymous memory on 2 MiB pages (MADV_HUGEPAGE)
+};
+std::string_view residency_name(WeightResidency r);   // "map", "populate", "copy"
+
 struct SafetensorsFile {
   std::vector<std::pair<std::string, Tensor>> tensors;   // in data order
   std::map<std::string, std::string> metadata;
-  uint64_t mapped_bytes = 0;                             // the file's size, all of it mapped
+  uint64_t mapped_bytes = 0;                             // the file's size, all of it mapped (map, populate)
+  uint64_t copied_bytes = 0;                             // the file's size, read into anonymous memory (copy)
   // Tensors copied out of the map instead of viewed, with why: a tensor whose offset is not a multiple of its
   // element size (possible in files other writers made) would be a misaligned pointer for the kernels.
   std::map<std::string, std::string> copied;
@@ -26,7 +37,7 @@ struct SafetensorsFile {
 // view (and every tensor sharing its storage) is gone. The views are read-only memory: writing faults.
 // A malformed file: FormatError naming the file and the tensor (see parse_safetensors_header); a file that
 // cannot be opened: FormatError naming it.
-SafetensorsFile read_safetensors(const std::filesystem::path& path);
+SafetensorsFile read_safetensors(const std::filesystem::path& path, WeightResidency residency = WeightResidency::map);
 
 // Writes `tensors` (any layout; CPU) as a safetensors file: header padded with spaces so that the data starts at
 // a multiple of 8, data contiguous and little-endian with no holes. Tensors keep the given order except that

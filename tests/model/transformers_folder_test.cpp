@@ -124,6 +124,24 @@ TEST(TransformersFolders, NameOrderedExpertsAreUsedInPlace) {
   }
 }
 
+// --weights copy / populate / map: the same bytes under the tensors, so the same logits; the copy is accounted
+// as read into memory, not mapped.
+TEST(TransformersFolders, EveryWeightResidencyGivesTheSameLogits) {
+  const Golden g = golden("qwen3_moe");
+  std::vector<double> first;
+  for (WeightResidency r : {WeightResidency::map, WeightResidency::populate, WeightResidency::copy}) {
+    SCOPED_TRACE(std::string(residency_name(r)));
+    LoadedModel m = load_model_folder(kFixtures / "qwen3_moe", r);
+    const uint64_t file = fs::file_size(kFixtures / "qwen3_moe" / "model.safetensors");
+    EXPECT_EQ(m.mapped_bytes, r == WeightResidency::copy ? 0u : file);
+    EXPECT_EQ(m.file_copy_bytes, r == WeightResidency::copy ? file : 0u);
+    Decoder d = testing::make_decoder(m.config, std::move(m.weights), DType::f32, DType::f32, 64);
+    const std::vector<double> logits = d.forward(g.ids, true).to_vector();
+    if (first.empty()) first = logits;
+    EXPECT_EQ(logits, first);
+  }
+}
+
 TEST(TransformersFolders, GenerationConfigIsRead) {
   const LoadedModel m = load_model_folder(kFixtures / "qwen3");
   ASSERT_TRUE(m.generation.has_value());

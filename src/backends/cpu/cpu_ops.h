@@ -51,6 +51,15 @@ using RotaryRowFn = void (*)(const RotaryRow&, RowType, int64_t, int64_t, bool);
 bool rotary_embedding_covers(const RotaryArgs& args);
 void rotary_embedding(const RotaryArgs& args, RotaryRowFn row);
 
+// ---- the decode step's selections and gather (select.cpp): topk and argmax over contiguous last-dim rows of
+// f32 / bf16 / f16 in the reference's order; embedding rows copied as they are.
+bool topk_covers(const TopkArgs& args);
+void topk(const TopkArgs& args);
+bool argmax_covers(const ArgmaxArgs& args);
+void argmax(const ArgmaxArgs& args);
+bool embedding_covers(const EmbeddingArgs& args);
+void embedding(const EmbeddingArgs& args);
+
 using SiluMulFn = void (*)(const void*, const void*, void*, RowType, int64_t);
 bool silu_mul_covers(const BinaryArgs& args);
 void silu_mul(const BinaryArgs& args, SiluMulFn fn);

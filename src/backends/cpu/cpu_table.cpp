@@ -46,6 +46,9 @@ namespace {
     t.rotary_embedding = {[](const RotaryArgs& a) { cpu::rotary_embedding(a, &cpu::isa::rotary_row); },            \
                           &cpu::rotary_embedding_covers, #isa};                                                    \
     t.silu_mul = {[](const BinaryArgs& a) { cpu::silu_mul(a, &cpu::isa::silu_mul); }, &cpu::silu_mul_covers, #isa}; \
+    t.topk = {&cpu::topk, &cpu::topk_covers, #isa};                                                               \
+    t.argmax = {&cpu::argmax, &cpu::argmax_covers, #isa};                                                         \
+    t.embedding = {&cpu::embedding, &cpu::embedding_covers, #isa};                                                \
     t.grouped_mm = {[](const GroupedMmArgs& a) { cpu::grouped_mm(a, grouped); },    \
                     &cpu::grouped_mm_covers,                                                                      \
                     #isa};                                                                                        \

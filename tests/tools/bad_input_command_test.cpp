@@ -32,9 +32,10 @@ struct Result {
   std::string out;
 };
 
-Result fourfold(const std::string& args) {
+// `command` through /bin/sh, stdout and stderr together.
+Result shell(const std::string& command) {
   Result r;
-  FILE* pipe = popen((std::string(FOURFOLD_CLI) + " " + args + " 2>&1").c_str(), "r");
+  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
   if (!pipe) return {-1, "popen failed"};
   std::array<char, 4096> buffer;
   for (size_t n; (n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0;) r.out.append(buffer.data(), n);
@@ -42,6 +43,8 @@ Result fourfold(const std::string& args) {
   r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   return r;
 }
+
+Result fourfold(const std::string& args) { return shell(std::string(FOURFOLD_CLI) + " " + args); }
 
 ::testing::AssertionResult refused(const std::string& args, std::vector<std::string> fragments) {
   const Result r = fourfold(args);
@@ -70,6 +73,18 @@ TEST(BadInputCommand, OutputPathsThatCannotBeFoldersOrFilesAreErrors) {
   EXPECT_TRUE(refused(kQuickCheck + " --out " + (dir / "a_file").string(), {"--out", "a_file"}));
   EXPECT_TRUE(refused("run --gen 2 --json " + (dir / "missing" / "r.json").string(), {"r.json"}));
   EXPECT_TRUE(refused("compare /dev/zero /dev/zero", {"/dev/zero", "character device"}));
+}
+
+// Threads that cannot start (here: an address-space limit too small for their stacks) are an error naming
+// --threads, not an abort. ASan's shadow memory cannot live under such a limit, so that build skips it.
+TEST(BadInputCommand, ThreadsThatCannotStartAreAnErrorNamingTheOption) {
+#if defined(__SANITIZE_ADDRESS__)
+  GTEST_SKIP() << "an address-space limit and AddressSanitizer do not mix";
+#else
+  const Result r = shell("ulimit -v 400000; exec " + std::string(FOURFOLD_CLI) + " run --threads 200 --gen 2");
+  EXPECT_EQ(r.status, 2) << r.out;
+  EXPECT_NE(r.out.find("--threads"), std::string::npos) << r.out;
+#endif
 }
 
 TEST(BadInputCommand, ContextsPastTheTrainedLengthNeedTheFlagAndSayIt) {

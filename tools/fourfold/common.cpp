@@ -1,9 +1,11 @@
 #include <cmath>
 #include <limits>
+#include <system_error>
 
 #include <fmt/format.h>
 
 #include "commands.h"
+#include "fourfold/errors.h"
 #include "fourfold/parallel.h"
 
 namespace fourfold::cli {
@@ -31,7 +33,14 @@ void add_threads_option(CLI::App& command, int& threads) {
 }
 
 void apply_threads(int threads) {
-  if (threads > 0) set_num_threads(threads);
+  if (threads <= 0) return;
+  try {
+    set_num_threads(threads);
+    parallel_for(0, threads, 1, [](int64_t, int64_t) {});   // start them now, where the option can be named
+  } catch (const std::system_error& e) {
+    fail<ValueError>("fourfold", "--threads", "a thread count this system can start",
+                     fmt::format("{} ({})", threads, e.what()));
+  }
 }
 
 }  // namespace fourfold::cli

@@ -4,7 +4,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <array>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -18,6 +17,7 @@
 #include "check/records.h"
 #include "model/model_maker.h"
 #include "model/temp_dirs.h"
+#include "tools/cli_runner.h"
 
 namespace fourfold::model {
 namespace {
@@ -27,24 +27,9 @@ namespace fs = std::filesystem;
 const testing::TempDirs kTemp("fourfold_bad_input_command_test");
 const fs::path kData = FOURFOLD_TEST_DATA_DIR;
 
-struct Result {
-  int status = 0;
-  std::string out;
-};
-
-// `command` through /bin/sh, stdout and stderr together.
-Result shell(const std::string& command) {
-  Result r;
-  FILE* pipe = popen((command + " 2>&1").c_str(), "r");
-  if (!pipe) return {-1, "popen failed"};
-  std::array<char, 4096> buffer;
-  for (size_t n; (n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0;) r.out.append(buffer.data(), n);
-  const int status = pclose(pipe);
-  r.status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return r;
-}
-
-Result fourfold(const std::string& args) { return shell(std::string(FOURFOLD_CLI) + " " + args); }
+using Result = fourfold::testing::CliResult;
+using fourfold::testing::fourfold;
+using fourfold::testing::shell;
 
 ::testing::AssertionResult refused(const std::string& args, std::vector<std::string> fragments) {
   const Result r = fourfold(args);

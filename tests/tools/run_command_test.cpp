@@ -1,9 +1,6 @@
 // `fourfold run` and `fourfold quantize` as a user calls them, on folders saved by transformers and made by
 // make-model: prompts as text and ids, text out, eos, logits as .npy, the FP8 copy as a complete folder.
-#include <sys/wait.h>
-
 #include <algorithm>
-#include <array>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +16,7 @@
 #include "model/safetensors.h"
 #include "model/temp_dirs.h"
 #include "model/tokenizer.h"
+#include "tools/cli_runner.h"
 
 namespace fourfold::model {
 namespace {
@@ -28,21 +26,8 @@ namespace fs = std::filesystem;
 const testing::TempDirs kTemp("fourfold_run_command_test");
 const fs::path kData = FOURFOLD_TEST_DATA_DIR;
 
-struct Result {
-  int status = 0;
-  std::string out;   // stdout and stderr
-};
-
-Result fourfold(const std::string& args) {
-  Result r;
-  const std::string command = std::string(FOURFOLD_CLI) + " " + args + " 2>&1";
-  FILE* pipe = popen(command.c_str(), "r");
-  if (!pipe) return {-1, "popen failed"};
-  std::array<char, 4096> buffer;
-  for (size_t n; (n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0;) r.out.append(buffer.data(), n);
-  r.status = WEXITSTATUS(pclose(pipe));
-  return r;
-}
+using Result = fourfold::testing::CliResult;
+using fourfold::testing::fourfold;
 
 nlohmann::json read_json(const fs::path& path) {
   std::ifstream in(path);

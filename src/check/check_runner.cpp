@@ -113,6 +113,19 @@ CheckResult run_check(const CheckOptions& o, const std::function<void(const std:
     say(fmt::format("[{}/{}] {} {} {}", ++index, cases.size(), c.op, c.name, c.shape));
     const BenchCall call = make_bench_call(c, o.seed);
     const OpCost cost = op_cost(c);
+    // Both sides time the same sets; copy 0 is the one the correctness record checks. Rows both sides run on
+    // the reference tier keep one set (at 100-1000x below memory speed their cache state does not show).
+    const bool both_reference = [&] {
+      for (const Side& s : sides) {
+        ScopedPolicy scope(s.policy);
+        if (expected_tier(c.op) != Tier::reference) return false;
+      }
+      return true;
+    }();
+    const int copies = both_reference ? 1 : rotation_copies(cost, o.rotate_bytes, 64);
+    std::vector<BenchCall> timed{call};
+    for (int i = 1; i < copies; ++i) timed.push_back(make_bench_call(c, o.seed + 1000 * static_cast<uint64_t>(i)));
+    size_t next = 0;
     OpTimeRow rows[2] = {time_row_header(c), time_row_header(c)};
     TimerOptions timer;
     timer.warmup = 1;
@@ -120,10 +133,14 @@ CheckResult run_check(const CheckOptions& o, const std::function<void(const std:
     for (int r = 0; r < o.repeats; ++r) {
       for (int side = 0; side < 2; ++side) {
         ScopedPolicy scope(sides[side].policy);
-        const OpTiming t = time_op([&] { call(); }, timer);
+        const OpTiming t = time_op([&] {
+          timed[next]();
+          next = next + 1 == timed.size() ? 0 : next + 1;
+        }, timer);
         rows[side].samples_us.push_back(t.median_us);
         rows[side].calls_per_sample = t.calls_per_sample;
         rows[side].warmup_calls = t.warmup;
+        rows[side].input_copies = copies;
       }
     }
     const Tensor oracle = [&] {

@@ -27,6 +27,10 @@ struct CheckOptions {
   int rows_per_suite = 6;
   double reference_work_cap = 3e6;
   int memory_tiles = 48;
+  // Op-time inputs rotate over sets that together hold at least this many bytes (op_bench.h's rule), so that
+  // decode-shaped rows read their weights from memory as a decode step does, not from the caches: 128 MiB is
+  // twice the L3 of two Zen 4 chiplets. 0 (--hot): one set, caches warm. The row records which (input_copies).
+  size_t rotate_bytes = size_t{128} << 20;
   ProbeBudget probe_budget = ProbeBudget::quick();   // the roofline and machine-state probes
   // The decoder end to end (throughput, logits against the reference tier, model memory).
   EndToEndOptions end_to_end;

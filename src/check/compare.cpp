@@ -52,6 +52,8 @@ OpTimeComparison compare_op_time(const OpTimeRecord& base, const OpTimeRecord& c
     d.candidate_tier = c.tier;
     d.baseline_median_us = b.median_us;
     d.candidate_median_us = c.median_us;
+    d.baseline_copies = b.input_copies;
+    d.candidate_copies = c.input_copies;
     d.speedup = b.median_us / c.median_us;
     d.speedup_low = b.p10_us / c.p90_us;
     d.speedup_high = b.p90_us / c.p10_us;

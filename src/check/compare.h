@@ -36,6 +36,7 @@ Verdict time_verdict(double base_lo, double base_hi, double cand_lo, double cand
 struct OpTimeDelta {
   std::string suite, op, shape, dtype, baseline_tier, candidate_tier;
   double baseline_median_us = 0, candidate_median_us = 0;
+  int64_t baseline_copies = 1, candidate_copies = 1;   // input sets rotated over (1: hot caches)
   double speedup = 1, speedup_low = 1, speedup_high = 1;
   Verdict verdict = Verdict::noise;
 };

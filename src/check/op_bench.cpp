@@ -390,6 +390,13 @@ std::optional<TierRan> tier_that_ran(std::string_view op) {
   return std::nullopt;
 }
 
+int rotation_copies(const OpCost& cost, size_t rotate_bytes, int max_copies) {
+  if (rotate_bytes == 0) return 1;
+  const double input_bytes = std::max(cost.bytes_read, 1.0);
+  return static_cast<int>(std::clamp(std::ceil(static_cast<double>(rotate_bytes) / input_bytes), 1.0,
+                                     static_cast<double>(std::max(max_copies, 1))));
+}
+
 BenchRow run_bench_case(const BenchCase& c, const RooflineProbe& probe, const BenchOptions& options) {
   BenchRow row;
   row.bench_case = c;
@@ -403,11 +410,7 @@ BenchRow run_bench_case(const BenchCase& c, const RooflineProbe& probe, const Be
   try {
     std::vector<Call> calls;
     calls.push_back(build_call(c, options.seed));
-    const double input_bytes = std::max(row.cost.bytes_read, 1.0);
-    const int copies = options.rotate_bytes == 0 || on_reference
-                           ? 1
-                           : static_cast<int>(std::clamp(std::ceil(static_cast<double>(options.rotate_bytes) / input_bytes),
-                                                         1.0, static_cast<double>(std::max(options.max_copies, 1))));
+    const int copies = on_reference ? 1 : rotation_copies(row.cost, options.rotate_bytes, options.max_copies);
     for (int i = 1; i < copies; ++i) calls.push_back(build_call(c, options.seed + 1000 * static_cast<uint64_t>(i)));
     row.copies = copies;
     size_t next = 0;

@@ -85,6 +85,10 @@ struct BenchOptions {
   double reference_work_cap = 5e6;
 };
 
+// How many input sets a row rotates over so that together they hold at least rotate_bytes (at most max_copies;
+// 1 when rotate_bytes is 0). bench ops and check use this one rule.
+int rotation_copies(const OpCost& cost, size_t rotate_bytes, int max_copies);
+
 // Multiply-adds + elements read and written: the size measure the reference cap uses.
 double case_work(const BenchCase& c);
 

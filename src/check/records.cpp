@@ -126,6 +126,7 @@ Json to_json(const OpTimeRecord& t) {
                     {"variant", r.variant},
                     {"warmup_calls", r.warmup_calls},
                     {"calls_per_sample", r.calls_per_sample},
+                    {"input_copies", r.input_copies},
                     {"median_us", real(r.median_us)},
                     {"p10_us", real(r.p10_us)},
                     {"p90_us", real(r.p90_us)},

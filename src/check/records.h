@@ -36,6 +36,9 @@ struct OpTimeRow {
   std::string op, shape, dtype, tier, variant;
   int64_t warmup_calls = 0;
   int64_t calls_per_sample = 1;            // calls batched into one timed sample when one call is too short
+  // Input sets the calls rotated over: more than one keeps each call's inputs out of the caches the previous
+  // calls left them in (a decode step reads each weight once, from memory); 1: one set, caches warm ("hot").
+  int64_t input_copies = 1;
   double median_us = 0, p10_us = 0, p90_us = 0;
   std::vector<double> samples_us;          // every timed sample, per call
   double bytes = 0;                        // each input read once, each output written once

@@ -244,6 +244,7 @@ OpTimeRecord read_op_time(const Node& n) {
     row.variant = r["variant"].str();
     row.warmup_calls = r["warmup_calls"].integer(0);
     row.calls_per_sample = r["calls_per_sample"].integer(1);
+    row.input_copies = r.has("input_copies") ? r["input_copies"].integer(1) : 1;   // absent: written before rotation
     row.median_us = r["median_us"].real(Num::positive);
     row.p10_us = r["p10_us"].real(Num::positive);
     row.p90_us = r["p90_us"].real(Num::positive);

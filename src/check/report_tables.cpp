@@ -91,16 +91,24 @@ Section throughput_section(const ThroughputComparison& t) {
   return s;
 }
 
+// Where each call found its inputs: "memory (N sets)" when they rotated past the caches, "hot" for one set.
+std::string inputs_text(int64_t baseline, int64_t candidate) {
+  const auto one = [](int64_t copies) { return copies > 1 ? fmt::format("memory ({} sets)", copies) : std::string("hot"); };
+  return baseline == candidate ? one(baseline) : one(baseline) + " / " + one(candidate);
+}
+
 Section op_time_section(const OpTimeComparison& t) {
   Section s{SectionKind::op_time, "Op time (µs per call)", {}};
   s.blocks.push_back(paragraph(
       "speedup = baseline median / candidate median; spread = [baseline p10 / candidate p90, baseline p90 / "
-      "candidate p10]; noise = the two p10-p90 intervals overlap (the spread contains 1), not a change."));
-  Table table{{"suite", "op", "shape", "dtype", "tier", "baseline µs", "candidate µs", "speedup", "spread", "verdict"},
-              {false, false, false, false, false, true, true, true, true, false}, {}, {}};
+      "candidate p10]; noise = the two p10-p90 intervals overlap (the spread contains 1), not a change. inputs: "
+      "memory = the calls rotated over input sets past the caches (as a decode step reads its weights), hot = one "
+      "set, kept in the caches between calls (--hot)."));
+  Table table{{"suite", "op", "shape", "dtype", "tier", "inputs", "baseline µs", "candidate µs", "speedup", "spread", "verdict"},
+              {false, false, false, false, false, false, true, true, true, true, false}, {}, {}};
   for (const OpTimeDelta& d : t.rows) {
     table.rows.push_back({d.suite, d.op, d.shape, d.dtype, tier_text(d.baseline_tier, d.candidate_tier),
-                          fmt::format("{:.3f}", d.baseline_median_us), fmt::format("{:.3f}", d.candidate_median_us),
+                          inputs_text(d.baseline_copies, d.candidate_copies), fmt::format("{:.3f}", d.baseline_median_us), fmt::format("{:.3f}", d.candidate_median_us),
                           ratio_text(d.speedup), spread_text(d.speedup_low, d.speedup_high),
                           std::string(verdict_name(d.verdict))});
     table.flagged.push_back(d.verdict == Verdict::slower);

@@ -4,6 +4,7 @@
 
 #include "fourfold/errors.h"
 #include "fourfold/moe.h"
+#include "fourfold/profile.h"
 #include "model/attention.h"
 #include "model/dense_mlp.h"
 
@@ -24,6 +25,7 @@ Decoder::Decoder(ModelConfig config, ModelWeights weights, const DecoderOptions&
       rotary_(rotary_tables(config_, context_of(config_, options), options.activation)) {}
 
 Tensor Decoder::mlp(const LayerWeights& layer, const Tensor& x) const {
+  const ProfileScope scope(layer.mlp ? "mlp" : "moe");
   if (layer.mlp) return dense_mlp(x, *layer.mlp);
   return moe_block(x, layer.moe->router, layer.moe->experts, config_.num_experts_per_tok,
                             config_.norm_topk_prob);
@@ -42,21 +44,31 @@ Tensor Decoder::forward(std::span<const int64_t> tokens, bool all_logits) {
     fail<ValueError>("decoder", "tokens", "a context of at most " + std::to_string(cache_.max_context()),
                      std::to_string(position_ + t));
   const Tensor ids = Tensor::from_values(std::vector<int64_t>(tokens.begin(), tokens.end()), {t}, DType::i64);
-  Tensor x = embedding(weights_.embed_tokens, ids).to(options_.activation);
+  Tensor x;
+  {
+    const ProfileScope scope("embedding");
+    x = embedding(weights_.embed_tokens, ids).to(options_.activation);
+  }
   const Tensor cos = rotary_.cos.narrow(0, position_, t), sin = rotary_.sin.narrow(0, position_, t);
   // Each residual add is fused with the RMSNorm that follows it (add_rms_norm): the sum is the new residual
   // stream, the normed sum the next block's input.
   const double eps = config_.rms_norm_eps;
+  const ProfileScope norms("norm");   // the add_rms_norms; the blocks name their own calls
   Tensor normed = rms_norm(x, {h}, weights_.layers.empty() ? weights_.final_norm : weights_.layers[0].input_norm, eps);
   for (int64_t l = 0; l < config_.num_hidden_layers; ++l) {
     const LayerWeights& layer = weights_.layers[l];
-    const Tensor a = attention(normed, layer.attention, config_, cos, sin, cache_, l, position_);
+    Tensor a;
+    {
+      const ProfileScope scope("attention");
+      a = attention(normed, layer.attention, config_, cos, sin, cache_, l, position_);
+    }
     std::tie(normed, x) = add_rms_norm(a, x, {h}, layer.post_attention_norm, eps);
     const Tensor& next_norm = l + 1 < config_.num_hidden_layers ? weights_.layers[l + 1].input_norm : weights_.final_norm;
     std::tie(normed, x) = add_rms_norm(mlp(layer, normed), x, {h}, next_norm, eps);
   }
   position_ += t;
   if (!all_logits) normed = normed.narrow(0, t - 1, 1);
+  const ProfileScope scope("lm_head");
   return linear(normed, weights_.lm_head).to(DType::f32);
 }
 

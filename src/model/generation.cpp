@@ -45,7 +45,10 @@ GenerationWithLogits generate(Decoder& decoder, const std::vector<int64_t>& prom
   const auto sampled = [&](const Tensor& logits) {
     const Tensor last = logits.narrow(0, logits.size(0) - 1, 1);
     if (options.keep_logits) rows.push_back(logits.contiguous());
-    g.tokens.push_back(sampler.sample(last));
+    {
+      const ProfileScope scope("sampler");
+      g.tokens.push_back(sampler.sample(last));
+    }
     const auto start = std::chrono::steady_clock::now();
     if (options.on_token) options.on_token(g.tokens.back());
     handed_over += seconds_since(start);
@@ -57,6 +60,7 @@ GenerationWithLogits generate(Decoder& decoder, const std::vector<int64_t>& prom
   if (progress) progress(1, count);
   handed_over = 0.0;
   const auto faults_before = page_faults();
+  if (options.profile) start_op_profile();
   start = std::chrono::steady_clock::now();
   int64_t i = 1;
   for (; i < count && !g.stopped; ++i) {
@@ -65,6 +69,10 @@ GenerationWithLogits generate(Decoder& decoder, const std::vector<int64_t>& prom
     if (progress) progress(i + 1, count);
   }
   g.decode_seconds = seconds_since(start) - handed_over;
+  if (options.profile) {
+    stop_op_profile();
+    g.profile = op_profile_rows();
+  }
   const auto faults_after = page_faults();
   g.decode_minor_faults = faults_after.first - faults_before.first;
   g.decode_major_faults = faults_after.second - faults_before.second;

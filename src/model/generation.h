@@ -6,6 +6,7 @@
 #include <functional>
 #include <vector>
 
+#include "fourfold/profile.h"
 #include "model/decoder.h"
 #include "model/sampler.h"
 
@@ -38,9 +39,11 @@ struct GenerateOptions {
   std::vector<int64_t> stop_tokens;                   // generation ends after sampling one of these
   std::function<void(int64_t token)> on_token;        // its time is not counted in decode_seconds
   bool keep_logits = false;                           // Generation::logits: [P + n, V] f32, row i after token i
+  bool profile = false;                               // time each op of the decode steps (fourfold/profile.h)
 };
 struct GenerationWithLogits : Generation {
   Tensor logits;
+  std::vector<OpProfileRow> profile;                  // the decode steps' ops (the sampler's included), with profile
 };
 // As generate(), and with keep_logits the prefill computes every prompt position's logits (lm_head over the
 // whole prompt, counted in prefill_seconds) and one more forward after the last token gives its row (not timed).

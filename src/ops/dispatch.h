@@ -1,8 +1,11 @@
-// Routes one checked op call to a tier's kernel under the force policy, and counts what ran.
+// Routes one checked op call to a tier's kernel under the force policy, counts what ran, and times it while the
+// op profile is on.
 #pragma once
 
 #include "backends/kernel_table.h"
 #include "fourfold/policy.h"
+#include "ops/op_bytes.h"
+#include "ops/op_profile.h"
 
 namespace fourfold {
 
@@ -21,6 +24,11 @@ void dispatch(OpId op, Kernel<Args> KernelTable::*entry, const Args& args) {
     const Kernel<Args>& kernel = table->*entry;
     if (kernel.run == nullptr || (kernel.covers != nullptr && !kernel.covers(args))) continue;
     record_dispatch(op, static_cast<Tier>(tier), kernel.variant);
+    if (op_profile_wanted()) {
+      const ProfiledCall timed(op, tier, op_bytes(args));
+      kernel.run(args);
+      return;
+    }
     kernel.run(args);
     return;
   }

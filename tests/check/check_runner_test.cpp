@@ -61,6 +61,9 @@ TEST(CheckRunner, WritesAllMeasuredRecordsForBothSides) {
       EXPECT_EQ(row.tier, s == &r.candidate && row.op == "constant_pad_nd" ? "generic" : "reference");
       ASSERT_TRUE(row.roofline_percent.has_value());
       EXPECT_GT(*row.roofline_percent, 0.0);
+      // Inputs rotate past the caches by default; a row both sides run on the reference tier keeps one set.
+      if (row.op == "constant_pad_nd") EXPECT_GT(row.input_copies, 1);
+      else EXPECT_EQ(row.input_copies, 1);
     }
     for (const CorrectnessRow& row : s->correctness->ops) {
       EXPECT_TRUE(row.exact) << row.op;   // the reference tier rounds the float64 result once
@@ -86,6 +89,27 @@ TEST(CheckRunner, WritesAllMeasuredRecordsForBothSides) {
   ASSERT_EQ(c.correctness->end_to_end.size(), 1u);
   EXPECT_TRUE(std::isinf(r.baseline.correctness->end_to_end[0].psnr_db));
   EXPECT_EQ(parse_check_result(to_json_text(r), "round trip"), r);
+}
+
+// --hot: one input set for every row, and the report says so.
+TEST(CheckRunner, HotKeepsOneInputSetAndTheReportSaysWhich) {
+  CheckOptions o = tiny_options();
+  o.end_to_end.enabled = false;
+  o.rotate_bytes = 0;
+  const CheckResult hot = run_check(o);
+  for (const OpTimeRow& row : hot.candidate.op_time->rows) EXPECT_EQ(row.input_copies, 1) << row.op;
+  o.rotate_bytes = size_t{1} << 20;
+  const CheckResult rotated = run_check(o);
+  const Comparison c = compare_records(hot.candidate, rotated.candidate);
+  ASSERT_TRUE(c.op_time.has_value());
+  bool saw_mixed = false;
+  for (const OpTimeDelta& d : c.op_time->rows)
+    if (d.op == "constant_pad_nd") {
+      EXPECT_EQ(d.baseline_copies, 1);
+      EXPECT_GT(d.candidate_copies, 1);
+      saw_mixed = true;
+    }
+  EXPECT_TRUE(saw_mixed);
 }
 
 TEST(CheckRunner, BadArgumentsAreClearErrors) {

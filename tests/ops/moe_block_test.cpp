@@ -187,6 +187,37 @@ TEST(MoeBlock, Fp8ExpertsOnTheReferenceAndGenericTiers) {
   }
 }
 
+// Decode-sized fp8 experts stream through the e4m3 GEMV, which reads x (and the intermediate h) scaled by a power
+// of two chosen from their largest magnitude: activations of 1e6 and 1e15 (h near 1e30) take the
+// smaller exponents, and must come out as the reference's, to the same relative tolerance as small ones.
+TEST(MoeExperts, Fp8DecodeExpertsWithLargeActivationsMatchTheReference) {
+  for (DType dtype : {DType::f32, DType::bf16}) {
+    for (double magnitude : {1.0, 1.0e6, 1.0e15}) {
+      SCOPED_TRACE(std::string(dtype_name(dtype)) + " x of magnitude " + std::to_string(magnitude));
+      Model m = make(1, 300, 200, 4, dtype, true, 130);
+      std::vector<double> xv = m.x.to_vector();
+      for (double& v : xv) v *= magnitude;
+      m.x = Tensor::from_vector(xv, {1, 300}, dtype);
+      const Tensor token = Tensor::from_vector({0, 0}, {2}, DType::i32);
+      const Tensor weight = Tensor::from_vector({0.75, 0.25}, {2}, DType::f32);
+      const Tensor offs = Tensor::from_vector({0, 1, 1, 2}, {4}, DType::i32);
+      const auto on = [&](const char* tier) {
+        ScopedPolicy scope(experts_on(tier));
+        return moe_experts(m.x, m.w, token, weight, offs);
+      };
+      const Tensor want = on("reference");
+      // The block is quadratic in x (silu(g) * u, g and u linear in x): the output scales as magnitude^2.
+      const double scale = std::pow(magnitude, 2.0);
+      for (cpu::Isa isa : cpu::host_isas()) {
+        cpu::ScopedIsa level(isa);
+        const Tensor got = on("dedicated");
+        EXPECT_TRUE(all_close(got, want, dtype == DType::f32 ? 1e-4 : 2e-2, (dtype == DType::f32 ? 1e-5 : 2e-3) * scale))
+            << cpu::isa_name(isa);
+      }
+    }
+  }
+}
+
 // Prefill-sized experts run the packed GEMM's tiles: an expert of more rows than one tile (292 > 288), an
 // intermediate size past one 256-column tile and (down's K) one 512-deep K block, a hidden size cut into
 // several down column tiles, 128x128 fp8 scale blocks split across tiles; next to an empty expert and one of

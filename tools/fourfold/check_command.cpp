@@ -31,6 +31,9 @@ void register_check(CLI::App& app) {
                   "skip rows whose float64 reference work exceeds this (0: no cap)")->capture_default_str()
       ->check(finite_in(0, 1e300));
   cmd->add_option("--seed", options.seed, "seed of every input")->capture_default_str();
+  cmd->add_flag("--hot", [](int64_t) { options.rotate_bytes = 0; },
+                "op time on one input set, kept in the caches between calls (default: calls rotate over sets of "
+                ">= 128 MiB, so weights come from memory as in a decode step)");
   cmd->add_option("--out", out_dir, "directory for records.json, baseline.json, candidate.json, report.md, report.html")
       ->capture_default_str();
   EndToEndOptions& e2e = options.end_to_end;

@@ -23,6 +23,7 @@
 #include "fourfold/parallel.h"
 #include "fourfold/policy.h"
 #include "model/bandwidth_floor.h"
+#include "model/decode_profile.h"
 #include "model/generation.h"
 #include "model/model_source.h"
 #include "model/npy.h"
@@ -34,7 +35,7 @@ namespace {
 struct RunOptions {
   std::string model_dir, preset;
   std::string prompt_text, prompt_file, prompt_ids_text, logits_path;
-  bool ignore_eos = false, allow_past_max_position = false;
+  bool ignore_eos = false, allow_past_max_position = false, profile = false;
   std::string weights = "copy";
   int64_t prompt_tokens = 32, gen = 16;
   int64_t layers = 0;
@@ -207,6 +208,7 @@ void run(const RunOptions& o, bool sampling_set) {
                                   from_generation ? "generation_config.json" : "config.json");
   }
   gen_options.keep_logits = !o.logits_path.empty();
+  gen_options.profile = o.profile;
   std::optional<model::StreamingDecoder> text_out;
   if (tokenizer) {
     text_out.emplace(*tokenizer);
@@ -269,6 +271,9 @@ void run(const RunOptions& o, bool sampling_set) {
              "{:.3f} ms/token; decode reached {:.1f}% of the floor\n",
              bytes(floor.weight_bytes), bytes(floor.kv_bytes), mean_context, floor.read_gb_per_s,
              floor.seconds_per_token() * 1e3, 100.0 * floor.fraction(decode_tps));
+  const model::DecodeProfile profile =
+      model::decode_profile(g.profile, g.decoded_tokens, g.decode_seconds, probe.read_gbs.median);
+  if (o.profile) fmt::print("{}", model::decode_profile_text(profile));
   std::string tier_text;
   for (const TierLine& t : tiers)
     tier_text += fmt::format("{}{} {}{} x{}", tier_text.empty() ? "" : ", ", t.op, t.tier,
@@ -354,6 +359,16 @@ void run(const RunOptions& o, bool sampling_set) {
                 {"decode_major_faults", g.decode_major_faults},
                 {"weights_copied_at_load", w.copies},
                 {"kv_cache_bytes", decoder.cache().nbytes()}};
+  if (o.profile) {
+    nlohmann::json ops = nlohmann::json::array();
+    for (const model::DecodeProfileLine& l : profile.ops)
+      ops.push_back({{"scope", l.scope}, {"op", l.op}, {"tier", l.tier}, {"calls_per_step", l.calls_per_step},
+                     {"us_per_step", l.us_per_step}, {"share_of_step", l.share}, {"gb_per_s", l.gb_per_s},
+                     {"fraction_of_read_probe", l.of_probe}});
+    out["run"]["decode_profile"] = {{"steps", profile.steps}, {"us_per_step", profile.us_per_step},
+                                    {"outside_ops_us_per_step", profile.outside_ops_us},
+                                    {"read_gb_per_s", profile.read_gb_per_s}, {"ops", ops}};
+  }
   write_text_file(o.json_path, out.dump(1) + "\n");
   fmt::print("wrote {}\n", o.json_path);
 }
@@ -378,6 +393,8 @@ void register_run(CLI::App& app) {
                   "load), map (mapped, faulted in on first use)")
       ->capture_default_str()
       ->check(CLI::IsMember({"copy", "populate", "map"}));
+  cmd->add_flag("--profile", o.profile,
+                "print the decode step's time per op and per layer kind, its share and GB/s against the read probe");
   cmd->add_flag("--ignore-eos", o.ignore_eos, "generate --gen tokens even past an eos token (benchmarks)");
   cmd->add_flag("--allow-past-max-position", o.allow_past_max_position,
                 "run past the config's max_position_embeddings (said in the output and the record)");

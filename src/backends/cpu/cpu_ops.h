@@ -97,6 +97,9 @@ void plan_epilogue(GemvPlan& plan, const Tensor* bias, Tensor& out);
 RowType row_type(DType dtype);
 // x [M, K] (f32 / bf16 / f16, any strides) as a contiguous f32 tensor; x itself when it already is one.
 Tensor activations_f32(const Tensor& x);
+// The GEMV's x_exp2 for e4m3 weights over these activations (linear_decode.cpp says why): the power of two they
+// are multiplied by before the GEMV reads them.
+int e4m3_activation_exponent(const float* x, int64_t count);
 
 // x [M <= 8, K] f32 / bf16 / f16 (any strides) against a k-contiguous weight of x's dtype, bf16 / f16 under
 // f32 x, or fp8 with an f32 weight_scale.

@@ -54,13 +54,11 @@ void plan_epilogue(GemvPlan& p, const Tensor* bias, Tensor& out) {
   p.out_n_stride = out.stride(1);
 }
 
-namespace {
-
 // e4m3 weights are read as f32 bits worth w * 2^-120 (kernels/gemv.cpp), so the kernel wants the activations
 // times 2^c: c = 112 makes each product w * x * 2^-8 as before; activations of 2^14 and more take a smaller c
 // (down to 0) so that x * 2^c stays below 2^126 (no overflow in x, the products or their sums). Scaling up by a
 // power of two is exact, and non-finite activations keep their value (so do their NaN / inf products).
-int e4m3_exponent(const float* x, int64_t count) {
+int e4m3_activation_exponent(const float* x, int64_t count) {
   float amax = 0.0f;
   for (int64_t i = 0; i < count; ++i) {
     const float a = std::fabs(x[i]);
@@ -71,14 +69,12 @@ int e4m3_exponent(const float* x, int64_t count) {
   return std::clamp(126 - e, 0, 112);
 }
 
-}  // namespace
-
 void run_gemv(const GemvPlan& plan, GemvRowsFn rows) {
   if (plan.m == 0 || plan.n == 0) return;
   GemvPlan p = plan;
   Tensor scaled;   // from the allocator, so the memory record sees it
   if (p.w_type == GemvWeight::e4m3) {
-    p.x_exp2 = e4m3_exponent(p.x, p.m * p.k);
+    p.x_exp2 = e4m3_activation_exponent(p.x, p.m * p.k);
     const float f = std::ldexp(1.0f, p.x_exp2);
     scaled = Tensor::empty({std::max<int64_t>(1, p.m * p.k)}, DType::f32);
     float* sd = scaled.data_as<float>();

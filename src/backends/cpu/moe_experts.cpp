@@ -5,11 +5,13 @@
 //  2. down and the scatter-add: tiles of output columns, each owning those columns of every token, so the
 //     routing-weighted sum over a token's experts needs no atomics; each tile walks the experts with rows,
 //     then writes its columns of the output once.
-// An expert of at most kStreamMaxRows rows (decode) streams each weight row once: through the decode GEMV's row
-// loops on its x rows widened to f32 (bf16 / f32 weights), or through dot tiles reading them where they lie (fp8). A larger one (prefill) runs the packed GEMM's tiles (gemm.h), on its x rows gathered
+// An expert of at most kStreamMaxRows rows (decode) streams each weight row once through the decode GEMV's row
+// loops, on its x rows widened to f32 (and scaled by a power of two for fp8 weights, as the GEMV wants them).
+// A larger one (prefill) runs the packed GEMM's tiles (gemm.h), on its x rows gathered
 // into one contiguous block first (one copy of the rows, against a packed weight block reused by every row).
 // Idle experts are never touched. fp8 (e4m3fn) experts are read as stored, each 128x128 block times its scale.
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <vector>
 
@@ -70,20 +72,43 @@ GemmOperand weight_operand(const Tensor& w, const Tensor* scale, int64_t e) {
   return b;
 }
 
-// The decode GEMV over expert e's weight rows (bf16 or f32) for m rows of f32 x [m, k]: out[r * out_ld + n], f32.
-GemvPlan stream_plan(const Tensor& w, int64_t e, const float* x, int64_t m, int64_t k, float* out, int64_t out_ld) {
+// The decode GEMV over expert e's weight rows for m rows of f32 x [m, k] (times 2^x_exp2 under e4m3 weights,
+// see run_gemv): out[r * out_ld + n], f32. An e4m3 weight brings its 128x128 block scales.
+GemvPlan stream_plan(const Tensor& w, const Tensor* scale, int64_t e, const float* x, int x_exp2, int64_t m,
+                     int64_t k, float* out, int64_t out_ld) {
   GemvPlan p{};
   p.m = m, p.n = w.size(1), p.k = k;
   p.x = x;
   const int64_t es = static_cast<int64_t>(dtype_size(w.dtype()));
   p.w = static_cast<const uint8_t*>(w.data()) + e * w.stride(0) * es;
   p.w_row_bytes = w.stride(1) * es;
-  p.w_type = w.dtype() == DType::f32 ? GemvWeight::f32 : GemvWeight::bf16;
+  p.w_type = w.dtype() == DType::f32 ? GemvWeight::f32 : w.dtype() == DType::bf16 ? GemvWeight::bf16 : GemvWeight::e4m3;
+  if (p.w_type == GemvWeight::e4m3) {
+    p.x_exp2 = x_exp2;
+    p.scale = scale->data_as<float>() + e * scale->stride(0);
+    p.scale_n_group = p.scale_k_group = 128;
+    p.scale_n_stride = scale->stride(1);
+    p.scale_k_stride = scale->stride(2);
+  }
   p.bias_type = RowType::f32;
   p.out = out;
   p.out_type = RowType::f32;
   p.out_m_stride = out_ld, p.out_n_stride = 1;
   return p;
+}
+
+// Rows [start[e], start[e + 1]) of `rows` [*, width] for the experts streamed through the GEMV, multiplied by
+// 2^c for the e4m3 GEMV (exact: a power of two, c chosen so nothing overflows); returns c.
+int scale_stream_rows(float* rows, int64_t width, const std::vector<int64_t>& start, int64_t max_rows) {
+  const auto streamed = [&](size_t e) { const int64_t n = start[e + 1] - start[e]; return n > 0 && n <= max_rows; };
+  int c = 112;
+  for (size_t e = 0; e + 1 < start.size(); ++e)
+    if (streamed(e)) c = std::min(c, e4m3_activation_exponent(rows + start[e] * width, (start[e + 1] - start[e]) * width));
+  const float f = std::ldexp(1.0f, c);
+  for (size_t e = 0; e + 1 < start.size(); ++e)
+    if (streamed(e))
+      for (int64_t i = start[e] * width; i < start[e + 1] * width; ++i) rows[i] *= f;
+  return c;
 }
 
 struct UpTile {
@@ -129,9 +154,10 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
       x_rows[static_cast<size_t>(r)] = x + token[static_cast<size_t>(r)] * a.x.stride(0) * es;
     }
   }
-  // Decode experts stream through the GEMV unless a weight is fp8 (the dot tiles apply its block scales).
-  const bool gemv = a.gate.dtype() != DType::f8_e4m3fn && a.up.dtype() != DType::f8_e4m3fn &&
-                    a.down.dtype() != DType::f8_e4m3fn && inter > 0;
+  // Decode experts stream through the GEMV (fp8 with its block scales), unless gate and up differ in being fp8:
+  // they share one f32 copy of x, which the e4m3 GEMV wants scaled (run_gemv); the dot tiles take those.
+  const bool gate_fp8 = a.gate.dtype() == DType::f8_e4m3fn, down_fp8 = a.down.dtype() == DType::f8_e4m3fn;
+  const bool gemv = gate_fp8 == (a.up.dtype() == DType::f8_e4m3fn) && inter > 0;
   // x rows, gathered: row r of xs is x[token[r]] for the GEMM experts' rows, row r of x32 the same widened to
   // f32 for the GEMV experts' rows (the other rows of each are left unset).
   Tensor xs = any_gemm ? Tensor::empty({total, hidden}, dtype) : Tensor();
@@ -147,6 +173,7 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
         }
       }
     });
+  const int x_exp2 = gate_fp8 && x32.defined() ? scale_stream_rows(x32.data_as<float>(), hidden, start, kStreamMaxRows) : 0;
 
   // 1. h = silu(x gate^T) * (x up^T) per row, [total, inter] f32. Costs as grouped_mm's (multiply-adds; a
   // streamed weight element counts as ten, a packed one as four more rows).
@@ -186,8 +213,8 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
       // up's columns land in a [rows, inter] scratch at the same offsets as gate's in h.
       float* u = gemm_scratch(kSlotUp, kStreamMaxRows * inter);
       const float* x = x32.data_as<const float>() + t.r0 * hidden;
-      pieces.gemv(stream_plan(a.gate, t.expert, x, rows, hidden, h + t.r0 * inter, inter), t.i0, t.i1);
-      pieces.gemv(stream_plan(a.up, t.expert, x, rows, hidden, u, inter), t.i0, t.i1);
+      pieces.gemv(stream_plan(a.gate, a.gate_scale, t.expert, x, x_exp2, rows, hidden, h + t.r0 * inter, inter), t.i0, t.i1);
+      pieces.gemv(stream_plan(a.up, a.up_scale, t.expert, x, x_exp2, rows, hidden, u, inter), t.i0, t.i1);
       for (int64_t r = 0; r < rows; ++r)
         pieces.silu_mul(h0 + r * inter, u + r * inter + t.i0, h0 + r * inter, RowType::f32, cols);
       return;
@@ -205,11 +232,16 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
     for (int64_t r = 0; r < rows; ++r) pieces.silu_mul(h0 + r * inter, u + r * kDotCols, h0 + r * inter, RowType::f32, cols);
   });
 
+  const int h_exp2 = gemv && down_fp8 && any_stream ? scale_stream_rows(h, inter, start, kStreamMaxRows) : 0;
+
   // 2. out[t, cols] = sum over t's rows of weight * (h down^T)[row, cols], one column tile per work item:
   // 32 columns for decode (many items to share out), wider when GEMM tiles run (their packed rows of h are
   // reused across the width), but at least two items per thread.
   int64_t width = kDotCols;
-  if (any_gemm) {
+  if (gemv && !any_gemm) {
+    const int64_t share = (hidden + 2 * num_threads() - 1) / (2 * num_threads());
+    width = std::clamp<int64_t>((share + kDotCols - 1) / kDotCols * kDotCols, kDotCols, hidden);
+  } else if (any_gemm) {
     const int64_t share = (hidden + 2 * num_threads() - 1) / (2 * num_threads());
     width = std::clamp<int64_t>((share + kDotCols - 1) / kDotCols * kDotCols, 2 * kDotCols, kGemmCols);
   }
@@ -235,7 +267,7 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
                                    weight_operand(a.down, a.down_scale, e), {}};
             gemm_tile_f32(down, r0, r0 + rows, o0, o1, y, ldy, pieces.gemm);
           } else if (gemv) {
-            pieces.gemv(stream_plan(a.down, e, h + (s + r0) * inter, rows, inter, y_rows, hidden), o0, o1);
+            pieces.gemv(stream_plan(a.down, a.down_scale, e, h + (s + r0) * inter, h_exp2, rows, inter, y_rows, hidden), o0, o1);
           } else {
             const DotTile h_rows{h + (s + r0) * inter, nullptr, inter, MatType::f32, nullptr, 0, type, rows, cols, inter,
                                  y, ldy};

@@ -1,0 +1,43 @@
+// The bytes an op call must move at least, for the op profile's GB/s: each input read once and each output
+// written once. Decode's big readers are counted exactly (a linear's weight, the routed experts' weights, the
+// KV rows attention reads); an op without an estimate counts 0 and the profile shows no rate for it.
+#pragma once
+
+#include "ops/op_args.h"
+
+namespace fourfold {
+
+template <class Args>
+double op_bytes(const Args&) { return 0.0; }
+
+inline double tensor_bytes(const Tensor* t) { return t == nullptr || !t->defined() ? 0.0 : static_cast<double>(t->nbytes()); }
+
+inline double op_bytes(const LinearArgs& a) {
+  return tensor_bytes(&a.x) + tensor_bytes(&a.weight) + tensor_bytes(a.bias) + tensor_bytes(a.weight_scale) +
+         tensor_bytes(&a.out);
+}
+
+// Only the experts with rows are read.
+double op_bytes(const MoeExpertsArgs& a);
+
+inline double op_bytes(const AttentionArgs& a) {
+  return tensor_bytes(&a.q) + tensor_bytes(&a.k) + tensor_bytes(&a.v) + tensor_bytes(&a.out);
+}
+
+inline double op_bytes(const RmsNormArgs& a) {
+  return tensor_bytes(&a.x) + tensor_bytes(a.weight) + tensor_bytes(&a.out) + tensor_bytes(a.residual) +
+         tensor_bytes(a.sum_out);
+}
+
+inline double op_bytes(const EmbeddingArgs& a) {
+  return 2.0 * tensor_bytes(&a.out) + tensor_bytes(&a.indices);   // the rows read, and written
+}
+
+inline double op_bytes(const SoftmaxArgs& a) { return tensor_bytes(&a.x) + tensor_bytes(&a.out); }
+inline double op_bytes(const TopkArgs& a) { return tensor_bytes(&a.x) + tensor_bytes(&a.values) + tensor_bytes(&a.indices); }
+inline double op_bytes(const ArgmaxArgs& a) { return tensor_bytes(&a.x) + tensor_bytes(&a.out); }
+inline double op_bytes(const RotaryArgs& a) { return tensor_bytes(&a.x) + tensor_bytes(&a.out); }
+inline double op_bytes(const UnaryArgs& a) { return tensor_bytes(&a.x) + tensor_bytes(&a.out); }
+inline double op_bytes(const BinaryArgs& a) { return tensor_bytes(&a.a) + tensor_bytes(&a.b) + tensor_bytes(&a.out); }
+
+}  // namespace fourfold

@@ -69,7 +69,7 @@ Tensor Decoder::forward(std::span<const int64_t> tokens, bool all_logits) {
   position_ += t;
   if (!all_logits) normed = normed.narrow(0, t - 1, 1);
   const ProfileScope scope("lm_head");
-  return linear(normed, weights_.lm_head).to(DType::f32);
+  return project(normed, weights_.lm_head).to(DType::f32);
 }
 
 }  // namespace fourfold::model

@@ -29,7 +29,14 @@ struct RopeScaling {
 struct Fp8Quantization {
   std::string fmt = "e4m3";
   std::optional<std::pair<int64_t, int64_t>> weight_block_size = std::pair<int64_t, int64_t>{128, 128};
-  std::vector<std::string> modules_to_not_convert;   // as in the checkpoint (informational)
+  std::vector<std::string> modules_to_not_convert;   // as in the checkpoint
+  // Whether lm_head is FP8: as transformers decides, unless an entry of modules_to_not_convert is a substring of
+  // its name (Hugging Face FP8 checkpoints list "lm_head"; fourfold quantize --lm-head leaves it out).
+  bool lm_head_fp8() const {
+    for (const std::string& m : modules_to_not_convert)
+      if (std::string_view("lm_head").find(m) != std::string_view::npos) return false;
+    return true;
+  }
 };
 
 struct ModelConfig {

@@ -61,7 +61,7 @@ std::vector<std::vector<std::string>> write_groups(const ModelConfig& config) {
   const bool fp8 = config.quantization.has_value();
   for (const WeightSpec& spec : weight_layout(config)) {
     if (spec.name.find(".mlp.experts.") != std::string::npos) continue;   // grouped after the router below
-    if (spec.role == WeightRole::projection && fp8)
+    if (stored_as_fp8(config, spec))
       groups.push_back({spec.name, fp8_scale_name(spec.name)});
     else
       groups.push_back({spec.name});
@@ -92,7 +92,7 @@ void remove_earlier_checkpoint(const fs::path& dir) {
 std::map<std::string, ExpectedTensor> expected_tensors(const ModelConfig& config) {
   std::map<std::string, ExpectedTensor> out;
   for (const WeightSpec& spec : weight_layout(config)) {
-    if (config.quantization && spec.role == WeightRole::projection) {
+    if (stored_as_fp8(config, spec)) {
       out[spec.name] = {spec.shape, DType::f8_e4m3fn};
       out[fp8_scale_name(spec.name)] = {fp8_scale_shape(config, spec.shape), DType::f32};
     } else {

@@ -37,13 +37,13 @@ WrittenModel make_model(const std::string& preset, const std::filesystem::path& 
 }
 
 WrittenModel quantize_model_folder(const std::filesystem::path& model, const std::string& recipe,
-                                   const std::filesystem::path& out, uint64_t max_shard_bytes) {
+                                   const std::filesystem::path& out, uint64_t max_shard_bytes, bool include_lm_head) {
   const Fp8Recipe r = parse_fp8_recipe(recipe);
   std::error_code ec;
   if (std::filesystem::equivalent(model, out, ec))
     fail<ValueError>("quantize", "--out", "a folder other than --model (the weights are read from it)", out.string());
   const LoadedModel loaded = load_model_folder(model);
-  QuantizedCheckpoint q = quantize_checkpoint(loaded.config, loaded.weights, r);
+  QuantizedCheckpoint q = quantize_checkpoint(loaded.config, loaded.weights, r, include_lm_head);
   WrittenModel w{q.config, 0, parameter_count(q.weights), {}};
   w.bytes = write_model_folder(out, q.config, q.weights, max_shard_bytes);
   // Everything else that makes the folder a model (tokenizer files, generation_config.json, chat template,

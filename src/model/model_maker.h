@@ -27,7 +27,9 @@ WrittenModel make_model(const std::string& preset, const std::filesystem::path& 
                         uint64_t max_shard_bytes = kDefaultMaxShardBytes);
 
 // Loads `model`, quantizes it with `recipe` ("fp8-block" or "fp8-row") and writes the result to `out`.
+// include_lm_head: lm_head quantized too (quantize_checkpoint).
 WrittenModel quantize_model_folder(const std::filesystem::path& model, const std::string& recipe,
-                                   const std::filesystem::path& out, uint64_t max_shard_bytes = kDefaultMaxShardBytes);
+                                   const std::filesystem::path& out, uint64_t max_shard_bytes = kDefaultMaxShardBytes,
+                                   bool include_lm_head = false);
 
 }  // namespace fourfold::model

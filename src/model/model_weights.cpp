@@ -47,10 +47,11 @@ void check_tensors(const ModelConfig& config, const TensorMap& weights, const st
     if (it == weights.end()) fail<FormatError>(source, spec.name, "a tensor of shape " + shape_string(spec.shape), "missing");
     const Tensor& t = it->second;
     if (t.shape() != spec.shape) fail<FormatError>(source, spec.name, "shape " + shape_string(spec.shape), shape_string(t.shape()));
-    const bool fp8_ok = spec.role == WeightRole::projection && is_fp8(t.dtype());
+    const bool fp8_ok = (spec.role == WeightRole::projection || spec.role == WeightRole::lm_head) && is_fp8(t.dtype());
     if (!fp8_ok && !is_high_precision(t.dtype()))
       fail<FormatError>(source, spec.name,
-                        spec.role == WeightRole::projection ? "dtype bfloat16, float16, float32 or float8"
+                        spec.role == WeightRole::projection || spec.role == WeightRole::lm_head
+                            ? "dtype bfloat16, float16, float32 or float8"
                                                             : "dtype bfloat16, float16 or float32",
                         std::string(dtype_name(t.dtype())));
     if (!fp8_ok) continue;
@@ -235,10 +236,10 @@ ModelWeights bind_weights(const ModelConfig& c, TensorMap weights, DType activat
   m.final_norm = b.small("model.norm.weight");
   if (c.tie_word_embeddings) {
     const bool ok = embed.dtype() == activation || (activation == DType::f32 && embed.dtype() != DType::f32);
-    m.lm_head = ok ? embed : embed.to(activation);
+    m.lm_head.weight = ok ? embed : embed.to(activation);
     if (!ok) b.note("lm_head (tied): embed_tokens converted to the activation dtype", m.lm_head.nbytes());
   } else {
-    m.lm_head = b.linear_weight("lm_head.weight");
+    m.lm_head = b.projection("lm_head.weight");
   }
   count_bytes(c, m);
   return m;

@@ -36,7 +36,7 @@ struct ModelWeights {
   Tensor embed_tokens;        // [V, H], used in place (embedding gathers rows)
   std::vector<LayerWeights> layers;
   Tensor final_norm;
-  Tensor lm_head;             // [V, H]; embed_tokens itself when tied
+  Projection lm_head;         // [V, H], FP8 with its scale where quantized; embed_tokens itself when tied
   // Bytes the binding copied rather than used in place, and why (one line each), for the run's memory lines.
   uint64_t copied_bytes = 0;
   std::vector<std::string> copies;

@@ -58,20 +58,24 @@ Fp8Recipe parse_fp8_recipe(const std::string& name) {
   fail<ValueError>("quantize", "--to", "fp8-block or fp8-row", name);
 }
 
-QuantizedCheckpoint quantize_checkpoint(const ModelConfig& config, const TensorMap& weights, Fp8Recipe recipe) {
+QuantizedCheckpoint quantize_checkpoint(const ModelConfig& config, const TensorMap& weights, Fp8Recipe recipe,
+                                        bool include_lm_head) {
   if (config.quantization) fail<ValueError>("quantize", "config", "an unquantized checkpoint", "one already FP8");
+  if (include_lm_head && config.tie_word_embeddings)
+    fail<ValueError>("quantize", "--lm-head", "a model with its own lm_head.weight",
+                     "tie_word_embeddings: lm_head is embed_tokens");
   check_weights(config, weights, "quantize");
   QuantizedCheckpoint out{config, weights};
   Fp8Quantization q;
   q.fmt = "e4m3";
   if (recipe == Fp8Recipe::row) q.weight_block_size.reset();
-  q.modules_to_not_convert.push_back("lm_head");
+  if (!include_lm_head) q.modules_to_not_convert.push_back("lm_head");
   for (int64_t l = 0; l < config.num_hidden_layers; ++l)
     if (config.is_moe_layer(l)) q.modules_to_not_convert.push_back(layer_weight(l, "mlp.gate"));
   out.config.quantization = q;
 
   for (const WeightSpec& spec : weight_layout(config)) {
-    if (spec.role != WeightRole::projection) continue;
+    if (!stored_as_fp8(out.config, spec)) continue;
     const Tensor& w = weights.at(spec.name);
     auto [weight, scale] = recipe == Fp8Recipe::block ? quantize_projection(w, kBlock, kBlock)
                                                       : quantize_projection(w, 1, spec.shape[1]);

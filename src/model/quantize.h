@@ -27,7 +27,12 @@ struct QuantizedCheckpoint {
 // mlp.gate by full name (transformers matches these names as substrings, so a bare "mlp.gate" would also
 // exempt dense mlp.gate_proj layers). The weights are checked against the config first (check_weights); an
 // already quantized config is a ValueError.
-QuantizedCheckpoint quantize_checkpoint(const ModelConfig& config, const TensorMap& weights, Fp8Recipe recipe);
+// include_lm_head: lm_head too, as 8-bit formats of other engines do (llama.cpp's Q8_0 output) and as
+// transformers' FP8 loading does for a module not listed in modules_to_not_convert: at a 152K vocabulary the
+// bf16 lm_head is half of what an FP8 MoE decode step reads. A ValueError when lm_head is tied to the
+// embeddings (embedding gathers bf16 rows; there is no lm_head tensor to quantize).
+QuantizedCheckpoint quantize_checkpoint(const ModelConfig& config, const TensorMap& weights, Fp8Recipe recipe,
+                                        bool include_lm_head = false);
 
 // The f32 [out, in] weight an FP8 projection stands for: weight * its scale, for block or rowwise scales
 // (the block size follows from the two shapes: 128 per scale entry, or whole rows for [out, 1]).

@@ -24,6 +24,11 @@ std::string expert_weight(int64_t layer, int64_t expert, const std::string& proj
   return fmt::format("model.layers.{}.mlp.experts.{}.{}.weight", layer, expert, projection);
 }
 
+bool stored_as_fp8(const ModelConfig& config, const WeightSpec& spec) {
+  if (!config.quantization) return false;
+  return spec.role == WeightRole::projection || (spec.role == WeightRole::lm_head && config.quantization->lm_head_fp8());
+}
+
 std::string fp8_scale_name(const std::string& weight_name) { return weight_name + "_scale_inv"; }
 
 Shape fp8_scale_shape(const ModelConfig& config, const Shape& weight_shape) {

@@ -32,6 +32,10 @@ struct WeightSpec {
 // name + "_scale_inv" (see fp8_scale_name / fp8_scale_shape).
 std::vector<WeightSpec> weight_layout(const ModelConfig& config);
 
+// Whether a quantized checkpoint of `config` stores this tensor as FP8 with a scale: every projection, and
+// lm_head unless modules_to_not_convert exempts it (Fp8Quantization::lm_head_fp8). False when unquantized.
+bool stored_as_fp8(const ModelConfig& config, const WeightSpec& spec);
+
 // How many tensors and elements a checkpoint of `config` holds at least (FP8 scales not counted), from the config
 // alone in O(1) with overflow-checked arithmetic (FormatError naming `where` on overflow): a loader compares them
 // with its files before weight_layout builds a list of that many entries, so that a config claiming 10^9

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include "model/generation.h"
 #include "model/model_folder.h"
+#include "model_test_support.h"
 #include "model/model_maker.h"
 #include "model/quantize.h"
 #include "model/weight_layout.h"
@@ -116,6 +118,39 @@ TEST(Quantize, ScalesAreBlockMaxOver448AndZeroBlocksStayZero) {
   EXPECT_TRUE(throws_with<ValueError>([&] { quantize_checkpoint(q.config, q.weights, Fp8Recipe::row); },
                                       {"already FP8"}));
   EXPECT_TRUE(throws_with<ValueError>([] { parse_fp8_recipe("int4"); }, {"fp8-block or fp8-row", "int4"}));
+}
+
+// --lm-head: lm_head becomes FP8 with block scales, is no longer listed as not converted, and the decoder runs it
+// through scaled_linear: the logits are those of a twin whose lm_head is the dequantized f32 weight.
+TEST(Quantize, LmHeadOnRequestDecodesLikeItsDequantizedTwin) {
+  const ModelConfig config = preset_config("tiny-moe");
+  ASSERT_FALSE(config.tie_word_embeddings);
+  const TensorMap weights = synthetic_weights(config, DType::bf16, 21);
+  const QuantizedCheckpoint q = quantize_checkpoint(config, weights, Fp8Recipe::block, /*include_lm_head=*/true);
+  const Tensor& head = q.weights.at("lm_head.weight");
+  const Tensor& scale = q.weights.at(fp8_scale_name("lm_head.weight"));
+  EXPECT_EQ(head.dtype(), DType::f8_e4m3fn);
+  expect_within_fp8_error(weights.at("lm_head.weight"), head, scale, 128, 128, "lm_head.weight");
+  for (const std::string& m : q.config.quantization->modules_to_not_convert) EXPECT_NE(m, "lm_head");
+  const fs::path dir = temp_dir("lm_head");
+  write_model_folder(dir, q.config, q.weights);
+  LoadedModel loaded = load_model_folder(dir);
+  TensorMap twin = q.weights;
+  twin["lm_head.weight"] = dequantize_fp8(head, scale);
+  twin.erase(fp8_scale_name("lm_head.weight"));
+  Decoder fp8 = testing::make_decoder(loaded.config, std::move(loaded.weights));
+  Decoder f32 = testing::make_decoder(q.config, std::move(twin));
+  const std::vector<int64_t> prompt = synthetic_prompt(5, config.vocab_size, 2);
+  const Tensor a = fp8.forward(prompt, true), b = f32.forward(prompt, true);
+  EXPECT_TRUE(fourfold::testing::all_close(a, b, 1e-5, 1e-5));
+  const int64_t step = 7;
+  EXPECT_TRUE(fourfold::testing::all_close(fp8.forward(std::span<const int64_t>(&step, 1)), f32.forward(std::span<const int64_t>(&step, 1)),
+                                 1e-5, 1e-5));
+  // A tied lm_head is the embedding table: nothing to quantize.
+  const ModelConfig tied = preset_config("tiny-qwen3");
+  EXPECT_TRUE(throws_with<ValueError>(
+      [&] { quantize_checkpoint(tied, synthetic_weights(tied, DType::bf16, 3), Fp8Recipe::block, true); },
+      {"--lm-head", "tie_word_embeddings"}));
 }
 
 TEST(Quantize, MakeModelAndQuantizeCommandsWriteLoadableFolders) {

@@ -12,14 +12,17 @@ void register_quantize(CLI::App& app) {
   auto* cmd = app.add_subcommand("quantize", "write an FP8 copy of a model folder (Hugging Face FP8 layout)");
   static std::string model, to, out;
   static double shard_mib = double(model::kDefaultMaxShardBytes >> 20);
+  static bool lm_head = false;
   cmd->add_option("--model", model, "the model folder to read")->required();
   cmd->add_option("--to", to, "fp8-block (128x128 scales) or fp8-row (one scale per row)")
       ->required()
       ->check(CLI::IsMember({"fp8-block", "fp8-row"}));
   cmd->add_option("--out", out, "the folder to write")->required();
   cmd->add_option("--max-shard-mib", shard_mib, "shard the safetensors above this size")->check(finite_in(1e-3, 1e9));
+  cmd->add_flag("--lm-head", lm_head,
+                "quantize lm_head too (Hugging Face FP8 checkpoints keep it bf16; 8-bit formats of other engines do not)");
   cmd->callback([] {
-    const auto w = model::quantize_model_folder(model, to, out, static_cast<uint64_t>(shard_mib * 1048576.0));
+    const auto w = model::quantize_model_folder(model, to, out, static_cast<uint64_t>(shard_mib * 1048576.0), lm_head);
     fmt::print("quantize: wrote {} ({} of {}, {} parameters with scales, {} bytes = {:.1f} MiB)\n", out, to, model,
                w.parameters, w.bytes, w.bytes / 1048576.0);
     if (!w.copied_files.empty()) fmt::print("quantize: copied {}\n", fmt::join(w.copied_files, ", "));

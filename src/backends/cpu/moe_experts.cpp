@@ -238,10 +238,7 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
   // 32 columns for decode (many items to share out), wider when GEMM tiles run (their packed rows of h are
   // reused across the width), but at least two items per thread.
   int64_t width = kDotCols;
-  if (gemv && !any_gemm) {
-    const int64_t share = (hidden + 2 * num_threads() - 1) / (2 * num_threads());
-    width = std::clamp<int64_t>((share + kDotCols - 1) / kDotCols * kDotCols, kDotCols, hidden);
-  } else if (any_gemm) {
+  if (any_gemm) {
     const int64_t share = (hidden + 2 * num_threads() - 1) / (2 * num_threads());
     width = std::clamp<int64_t>((share + kDotCols - 1) / kDotCols * kDotCols, 2 * kDotCols, kGemmCols);
   }

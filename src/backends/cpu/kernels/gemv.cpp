@@ -173,18 +173,6 @@ void epilogue_store(void* p, RowType type, int64_t i, float v) {
   }
 }
 
-// Independent accumulator chains per (weight row, activation row): the vectors of one line go round them. At
-// M = 1 one chain made every FMA wait for the previous one (4 cycles on Zen 4): 8 cycles per line of bf16 and
-// 16 of e4m3, a ceiling of ~28 and ~14 GB/s at one thread, under the read bandwidth. Depends on W and M only,
-// never on R, so a row's arithmetic (and its rounding) is the same in a group and alone (thread-count
-// independence). AVX2 and the scalar level have half the registers: fewer chains.
-template <GemvWeight W, int M>
-constexpr int chains() {
-  constexpr int per_line = static_cast<int>(kLineBytes / weight_size(W)) / kLanes;
-  constexpr int want = M == 1 ? (kLanes >= 16 ? 4 : 2) : (M == 2 && kLanes >= 16) ? 2 : 1;
-  return want < per_line ? want : per_line;
-}
-
 // Weight rows [n0, n0 + R) against all M activation rows. The main loop takes one 64-byte line of each row
 // per step and prefetches ahead (see kRowGroupAhead): the hardware prefetchers alone restart at every row and
 // leave a single thread well short of the read bandwidth (shared/MACHINE.md).
@@ -220,8 +208,6 @@ void rows(const GemvPlan& p, int64_t n0) {
     const uint32_t bits = static_cast<uint32_t>(127 + 120 - p.x_exp2) << 23;   // 0 <= x_exp2 <= 112
     std::memcpy(&unit, &bits, sizeof unit);
   }
-  constexpr int C = chains<W, M>();
-  static_assert(C == 1 || C == 2 || C == 4, "the chains are summed for 1, 2 or 4");
   vf total[R][M] = {};
   vline seen[R] = {};
   // One step of kLanes weights from element k (count < kLanes: the zero-padded tail).
@@ -241,7 +227,7 @@ void rows(const GemvPlan& p, int64_t n0) {
   int64_t kb = 0;
   for (int64_t k0 = 0; k0 < k_size; k0 += block, kb += scale_per_block ? 1 : 0) {
     const int64_t k_end = k_size - k0 < block ? k_size : k0 + block;
-    vf chain[C][R][M] = {};
+    vf acc[R][M] = {};
     int64_t k = k0;
     for (; k + line <= k_end; k += line) {
       for (int r = 0; r < R; ++r) {
@@ -249,21 +235,13 @@ void rows(const GemvPlan& p, int64_t n0) {
         else __builtin_prefetch(w[r] + es * k + kAheadBytes, 0, 2);   // never faults, even past the weights
         note_codes<W>(seen[r], w[r] + k, kLineBytes);
       }
-      for (int64_t j = 0; j < line; j += kLanes) step(chain[(j / kLanes) % C], k + j, kLanes);
+      for (int64_t j = 0; j < line; j += kLanes) step(acc, k + j, kLanes);
     }
     for (; k < k_end; k += kLanes) {
       const int64_t count = k_end - k < kLanes ? k_end - k : kLanes;
       for (int r = 0; r < R; ++r) note_codes<W>(seen[r], w[r] + k, count);
-      step(chain[0], k, count);
+      step(acc, k, count);
     }
-    // The chains summed in a fixed order (pairwise for four).
-    vf acc[R][M];
-    for (int r = 0; r < R; ++r)
-      for (int m = 0; m < M; ++m) {
-        if constexpr (C == 4) acc[r][m] = (chain[0][r][m] + chain[1][r][m]) + (chain[2][r][m] + chain[3][r][m]);
-        else if constexpr (C == 2) acc[r][m] = chain[0][r][m] + chain[1][r][m];
-        else acc[r][m] = chain[0][r][m];
-      }
     if (p.scale == nullptr) {
       for (int r = 0; r < R; ++r)
         for (int m = 0; m < M; ++m) total[r][m] += acc[r][m];

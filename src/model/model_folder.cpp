@@ -124,7 +124,7 @@ void check_weights(const ModelConfig& config, const TensorMap& weights, const st
                         "an extra tensor " + describe(t.shape(), t.dtype()));
 }
 
-LoadedModel load_model_folder(const fs::path& dir, WeightResidency residency) {
+LoadedModel load_model_folder(const fs::path& dir, WeightResidency residency, const FolderProgress& progress) {
   LoadedModel m;
   const fs::path config_path = dir / kConfigFile;
   m.config = parse_model_config(read_text(config_path), config_path.string());
@@ -143,8 +143,15 @@ LoadedModel load_model_folder(const fs::path& dir, WeightResidency residency) {
                       "neither");
   }
 
+  uint64_t total = 0, done = 0;
+  std::error_code size_error;
+  for (const std::string& file : files) total += fs::file_size(dir / file, size_error);   // 0 if it fails: read says why
+  const LoadProgress bytes_read = [&](uint64_t bytes) {
+    done += bytes;
+    if (progress) progress(done, total);
+  };
   for (const std::string& file : files) {
-    SafetensorsFile f = read_safetensors(dir / file, residency);
+    SafetensorsFile f = read_safetensors(dir / file, residency, progress ? bytes_read : LoadProgress{});
     m.mapped_bytes += f.mapped_bytes;
     m.file_copy_bytes += f.copied_bytes;
     for (auto& [name, reason] : f.copied) m.copied[name] = reason;

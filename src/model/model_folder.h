@@ -28,7 +28,10 @@ struct LoadedModel {
 // config.quantization is set): a missing, extra or misshapen tensor, a dtype other than the config's torch_dtype
 // (float8_e4m3fn projections and float32 scales for FP8 checkpoints), an index naming a file or tensor that is not
 // there: FormatError naming the file and the tensor and what was expected.
-LoadedModel load_model_folder(const std::filesystem::path& dir, WeightResidency residency = WeightResidency::map);
+// progress(done, total): bytes of the folder's safetensors read in so far, of all of them (copy and populate).
+using FolderProgress = std::function<void(uint64_t done, uint64_t total)>;
+LoadedModel load_model_folder(const std::filesystem::path& dir, WeightResidency residency = WeightResidency::map,
+                              const FolderProgress& progress = {});
 
 // The tensors, dtypes and shapes a checkpoint of `config` must hold, as load_model_folder checks them.
 struct ExpectedTensor {

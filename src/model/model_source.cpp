@@ -34,11 +34,11 @@ std::string ModelSource::description() const {
 }
 
 ModelSource open_model(const std::string& model_dir, const std::string& preset, uint64_t seed,
-                       std::optional<int64_t> layers, WeightResidency residency) {
+                       std::optional<int64_t> layers, WeightResidency residency, const FolderProgress& progress) {
   ModelSource s;
   if (!model_dir.empty()) {
     const auto start = std::chrono::steady_clock::now();
-    LoadedModel loaded = load_model_folder(model_dir, residency);
+    LoadedModel loaded = load_model_folder(model_dir, residency, progress);
     s.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     s.residency = residency;
     s.file_copy_bytes = loaded.file_copy_bytes;

@@ -8,6 +8,7 @@
 
 #include "model/generation_config.h"
 #include "model/model_config.h"
+#include "model/model_folder.h"
 #include "model/presets.h"
 #include "model/safetensors.h"
 
@@ -31,6 +32,6 @@ struct ModelSource {
 // `seed`; `layers` overrides a preset's layer count.
 ModelSource open_model(const std::string& model_dir, const std::string& preset, uint64_t seed,
                        std::optional<int64_t> layers = std::nullopt,
-                       WeightResidency residency = WeightResidency::map);
+                       WeightResidency residency = WeightResidency::map, const FolderProgress& progress = {});
 
 }  // namespace fourfold::model

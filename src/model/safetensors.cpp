@@ -12,6 +12,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <set>
 
 #include <fmt/format.h>
@@ -49,17 +50,34 @@ constexpr size_t kHugePage = size_t(2) << 20;
 constexpr size_t kLoadChunk = size_t(32) << 20;   // per task: large reads, and enough tasks for every thread
 
 // Anonymous memory on 2 MiB pages holding the file's bytes, read by all threads; read-only afterwards.
-std::shared_ptr<Mapping> copy_file(int fd, size_t size, const std::string& name) {
+// Reports a finished chunk through the caller's progress, one thread at a time.
+class ChunkReporter {
+ public:
+  explicit ChunkReporter(const LoadProgress& progress) : progress_(progress) {}
+  void done(size_t bytes) {
+    if (!progress_) return;
+    std::lock_guard lock(mutex_);
+    progress_(bytes);
+  }
+
+ private:
+  const LoadProgress& progress_;
+  std::mutex mutex_;
+};
+
+std::shared_ptr<Mapping> copy_file(int fd, size_t size, const std::string& name, const LoadProgress& progress) {
   const size_t region_size = (size + 2 * kHugePage - 1) / kHugePage * kHugePage;
   void* region = mmap(nullptr, region_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (region == MAP_FAILED) fail<OutOfMemoryError>(name, "file", "memory for a copy of the weights", std::strerror(errno));
   auto* data = reinterpret_cast<uint8_t*>((reinterpret_cast<uintptr_t>(region) + kHugePage - 1) / kHugePage * kHugePage);
   madvise(data, size, MADV_HUGEPAGE);   // a hint: without THP the copy still works, on 4 KiB pages
   std::atomic<bool> failed{false};
+  ChunkReporter reporter(progress);
   parallel_for(0, static_cast<int64_t>((size + kLoadChunk - 1) / kLoadChunk), 1, [&](int64_t begin, int64_t end) {
     for (int64_t c = begin; c < end; ++c) {
       size_t at = static_cast<size_t>(c) * kLoadChunk;
       const size_t stop = std::min(size, at + kLoadChunk);
+      const size_t chunk = stop - at;
       while (at < stop) {
         const ssize_t n = pread(fd, data + at, stop - at, static_cast<off_t>(at));
         if (n < 0 && errno == EINTR) continue;
@@ -69,6 +87,7 @@ std::shared_ptr<Mapping> copy_file(int fd, size_t size, const std::string& name)
         }
         at += static_cast<size_t>(n);
       }
+      reporter.done(chunk);
     }
   });
   if (failed) {
@@ -80,19 +99,22 @@ std::shared_ptr<Mapping> copy_file(int fd, size_t size, const std::string& name)
 }
 
 // Every page of a mapping faulted in now, by all threads, instead of one by one during the first decode steps.
-void populate(const uint8_t* data, size_t size) {
+void populate(const uint8_t* data, size_t size, const LoadProgress& progress) {
   const uintptr_t page = static_cast<uintptr_t>(sysconf(_SC_PAGESIZE));
+  ChunkReporter reporter(progress);
   parallel_for(0, static_cast<int64_t>((size + kLoadChunk - 1) / kLoadChunk), 1, [&](int64_t begin, int64_t end) {
     for (int64_t c = begin; c < end; ++c) {
       const uintptr_t from = reinterpret_cast<uintptr_t>(data) + static_cast<size_t>(c) * kLoadChunk;
       const uintptr_t to = std::min(reinterpret_cast<uintptr_t>(data) + size, from + kLoadChunk);
       const uintptr_t first = from / page * page;
+      bool done = false;
 #ifdef MADV_POPULATE_READ
-      if (madvise(reinterpret_cast<void*>(first), to - first, MADV_POPULATE_READ) == 0) continue;
+      done = madvise(reinterpret_cast<void*>(first), to - first, MADV_POPULATE_READ) == 0;
 #endif
       volatile uint8_t sink = 0;   // kernels before 5.14: touch one byte per page
-      for (uintptr_t p = std::max(first, reinterpret_cast<uintptr_t>(data)); p < to; p += page)
+      for (uintptr_t p = std::max(first, reinterpret_cast<uintptr_t>(data)); !done && p < to; p += page)
         sink = sink + *reinterpret_cast<const uint8_t*>(p);
+      reporter.done(to - from);
     }
   });
 }
@@ -104,7 +126,8 @@ struct FileDescriptor {
   }
 };
 
-std::shared_ptr<Mapping> map_file(const std::filesystem::path& path, WeightResidency residency) {
+std::shared_ptr<Mapping> map_file(const std::filesystem::path& path, WeightResidency residency,
+                                  const LoadProgress& progress) {
   const std::string name = path.string();
   require_regular_file(path);   // before open: opening a FIFO would wait for a writer
   FileDescriptor f{open(name.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC)};
@@ -119,7 +142,7 @@ std::shared_ptr<Mapping> map_file(const std::filesystem::path& path, WeightResid
     const ssize_t got = read(f.fd, small, size);
     parse_safetensors_header(small, got > 0 ? static_cast<size_t>(got) : 0, name);
   }
-  if (residency == WeightResidency::copy) return copy_file(f.fd, size, name);
+  if (residency == WeightResidency::copy) return copy_file(f.fd, size, name, progress);
   // At a 2 MiB-aligned address, with MADV_HUGEPAGE: the parts of the page cache held in 2 MiB folios (recent
   // kernels read into them) are then mapped by 2 MiB entries, which the GEMV streams faster, at no copy.
   const size_t region_size = size + kHugePage;
@@ -133,7 +156,7 @@ std::shared_ptr<Mapping> map_file(const std::filesystem::path& path, WeightResid
   }
   madvise(addr, size, MADV_HUGEPAGE);
   auto map = std::make_shared<Mapping>(region, region_size, static_cast<const uint8_t*>(addr), size);
-  if (residency == WeightResidency::populate) populate(map->bytes(), size);
+  if (residency == WeightResidency::populate) populate(map->bytes(), size, progress);
   return map;
 }
 
@@ -148,8 +171,9 @@ std::string_view residency_name(WeightResidency r) {
   return "?";
 }
 
-SafetensorsFile read_safetensors(const std::filesystem::path& path, WeightResidency residency) {
-  const std::shared_ptr<Mapping> map = map_file(path, residency);
+SafetensorsFile read_safetensors(const std::filesystem::path& path, WeightResidency residency,
+                                 const LoadProgress& progress) {
+  const std::shared_ptr<Mapping> map = map_file(path, residency, progress);
   const SafetensorsHeader header = parse_safetensors_header(map->bytes(), map->size(), path.string());
   SafetensorsFile out;
   out.metadata = header.metadata;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -37,7 +38,11 @@ struct SafetensorsFile {
 // view (and every tensor sharing its storage) is gone. The views are read-only memory: writing faults.
 // A malformed file: FormatError naming the file and the tensor (see parse_safetensors_header); a file that
 // cannot be opened: FormatError naming it.
-SafetensorsFile read_safetensors(const std::filesystem::path& path, WeightResidency residency = WeightResidency::map);
+// progress(bytes): called as parts of the file are read in (copy) or faulted in (populate), from any of the
+// loading threads, one call at a time, with the bytes just done; never for map.
+using LoadProgress = std::function<void(uint64_t bytes)>;
+SafetensorsFile read_safetensors(const std::filesystem::path& path, WeightResidency residency = WeightResidency::map,
+                                 const LoadProgress& progress = {});
 
 // Writes `tensors` (any layout; CPU) as a safetensors file: header padded with spaces so that the data starts at
 // a multiple of 8, data contiguous and little-endian with no holes. Tensors keep the given order except that

@@ -102,6 +102,30 @@ TEST(Safetensors, ViewsAreInPlaceAndTheMapLivesAsLongAsTheLastView) {
   EXPECT_FALSE(is_mapped(file));
 }
 
+// copy and populate report the bytes they read in (a file of several load chunks), adding up to the file's size,
+// and give the same tensors as map; map reports nothing (it reads nothing at load).
+TEST(Safetensors, CopyAndPopulateReportTheirProgress) {
+  const fs::path file = temp_dir() / "progress.safetensors";
+  const Tensor big = random_bits({(int64_t(40) << 20) / 4}, DType::f32, 3);   // 40 MiB: two 32 MiB chunks
+  write_safetensors(file, {{"big", big}});
+  for (WeightResidency r : {WeightResidency::copy, WeightResidency::populate, WeightResidency::map}) {
+    SCOPED_TRACE(std::string(residency_name(r)));
+    uint64_t total = 0;
+    int calls = 0;
+    const SafetensorsFile read = read_safetensors(file, r, [&](uint64_t bytes) {
+      total += bytes;
+      ++calls;
+    });
+    EXPECT_TRUE(bit_equal(read.tensors.at(0).second, big));
+    if (r == WeightResidency::map) {
+      EXPECT_EQ(calls, 0);
+    } else {
+      EXPECT_EQ(calls, 2);
+      EXPECT_EQ(total, fs::file_size(file));
+    }
+  }
+}
+
 TEST(Safetensors, AlignmentAndExpertAdjacency) {
   const fs::path file = temp_dir() / "order.safetensors";
   // 3 bytes first would misalign everything after it; the writer moves it last.

@@ -166,7 +166,14 @@ void run(const RunOptions& o, bool sampling_set) {
   const model::WeightResidency residency = o.weights == "map"        ? model::WeightResidency::map
                                           : o.weights == "populate" ? model::WeightResidency::populate
                                                                     : model::WeightResidency::copy;
-  model::ModelSource source = model::open_model(o.model_dir, o.preset, o.seed, layers, residency);
+  int last_percent = -1;
+  const model::FolderProgress load_progress = [&](uint64_t done, uint64_t total) {
+    const int percent = total > 0 ? static_cast<int>(100.0 * static_cast<double>(done) / static_cast<double>(total)) : 0;
+    if (percent == last_percent) return;
+    last_percent = percent;
+    say(fmt::format("loading {} (--weights {}): {} of {} ({}%)", o.model_dir, o.weights, bytes(done), bytes(total), percent));
+  };
+  model::ModelSource source = model::open_model(o.model_dir, o.preset, o.seed, layers, residency, load_progress);
   if (source.from_files)
     fmt::print("load: {} in {:.2f} s ({}, {} threads)\n", bytes(source.mapped_bytes + source.file_copy_bytes),
                source.load_seconds,

@@ -29,7 +29,8 @@ struct CheckOptions {
   int memory_tiles = 48;
   // Op-time inputs rotate over sets that together hold at least this many bytes (op_bench.h's rule), so that
   // decode-shaped rows read their weights from memory as a decode step does, not from the caches: 128 MiB is
-  // twice the L3 of two Zen 4 chiplets. 0 (--hot): one set, caches warm. The row records which (input_copies).
+  // DESIGN.md 2.2's 4x the last-level cache (a Zen 4 chiplet's 32 MiB L3). 0 (--hot): one set, caches warm.
+  // The row records which (input_copies).
   size_t rotate_bytes = size_t{128} << 20;
   ProbeBudget probe_budget = ProbeBudget::quick();   // the roofline and machine-state probes
   // The decoder end to end (throughput, logits against the reference tier, model memory).

@@ -20,4 +20,11 @@ struct DecodeFloor {
 // At `context` positions (use the mean context of the decode steps measured).
 DecodeFloor decode_floor(const Decoder& decoder, double context, double read_gb_per_s);
 
+// The compute ceiling of a prefill: the multiply-adds (x2) of a forward over `tokens` new positions after
+// `cached` ones: every layer's projections (attention; the router and the k active experts of a MoE layer, or
+// the dense MLP), causal attention's scores and weighted sums (each position against itself and all before
+// it), and lm_head over the last position only (or every one, with all_logits). Norms, rope and softmax are
+// not counted (a few flops per element, against thousands per weight).
+double prefill_flops(const ModelConfig& config, int64_t tokens, int64_t cached = 0, bool all_logits = false);
+
 }  // namespace fourfold::model

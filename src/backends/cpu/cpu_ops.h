@@ -73,8 +73,9 @@ void softmax_backward(const SoftmaxBackwardArgs& args, bool log, const SoftmaxBa
 // grouped_mm and moe_experts: f32 or bf16 with K-contiguous rows of A and B^T (a checkpoint's [out, in]
 // weights, passed to grouped_mm as the transposed view; moe_experts' experts may also be fp8 e4m3fn with
 // 128x128 block scales); other layouts fall back to the generic tier. Groups (experts) of a few rows
-// take the decode loops: they stream each weight row once (the decode GEMV's rows; dot tiles for fp8
-// experts and for grouped_mm with a 3-D a); larger ones take the packed GEMM's tiles.
+// take the decode loops: they stream each weight row once (the decode GEMV's rows, fp8 experts included; dot
+// tiles for grouped_mm with a 3-D a, and for experts whose gate and up differ in being fp8); larger ones take
+// the packed GEMM's tiles.
 using DotTileFn = void (*)(const DotTile&);
 using GemvRowsFn = void (*)(const GemvPlan&, int64_t, int64_t);
 struct GroupedPieces {

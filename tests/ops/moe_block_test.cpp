@@ -221,7 +221,7 @@ TEST(MoeExperts, Fp8DecodeExpertsWithLargeActivationsMatchTheReference) {
 // Prefill-sized experts run the packed GEMM's tiles: an expert of more rows than one tile (292 > 288), an
 // intermediate size past one 256-column tile and (down's K) one 512-deep K block, a hidden size cut into
 // several down column tiles, 128x128 fp8 scale blocks split across tiles; next to an empty expert and one of
-// three rows (the decode loops: the GEMV over several 64-row work items for bf16, dot tiles for fp8). Both
+// three rows (the decode loops: the GEMV rows over several 64-row work items, bf16 and fp8). Both
 // phases' results also come out the same bytes on 1 and 2 threads.
 TEST(MoeExperts, PrefillExpertsAcrossTheGemmTileEdges) {
   const int64_t tokens = 292, hidden = 200, inter = 530;

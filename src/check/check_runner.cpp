@@ -124,7 +124,7 @@ CheckResult run_check(const CheckOptions& o, const std::function<void(const std:
     }();
     const int copies = both_reference ? 1 : rotation_copies(cost, o.rotate_bytes, 64);
     std::vector<BenchCall> timed{call};
-    for (int i = 1; i < copies; ++i) timed.push_back(make_bench_call(c, o.seed + 1000 * static_cast<uint64_t>(i)));
+    for (int i = 1; i < copies; ++i) timed.push_back(make_bench_call(c, rotation_seed(o.seed, i)));
     size_t next = 0;
     OpTimeRow rows[2] = {time_row_header(c), time_row_header(c)};
     TimerOptions timer;

@@ -411,7 +411,7 @@ BenchRow run_bench_case(const BenchCase& c, const RooflineProbe& probe, const Be
     std::vector<Call> calls;
     calls.push_back(build_call(c, options.seed));
     const int copies = on_reference ? 1 : rotation_copies(row.cost, options.rotate_bytes, options.max_copies);
-    for (int i = 1; i < copies; ++i) calls.push_back(build_call(c, options.seed + 1000 * static_cast<uint64_t>(i)));
+    for (int i = 1; i < copies; ++i) calls.push_back(build_call(c, rotation_seed(options.seed, i)));
     row.copies = copies;
     size_t next = 0;
     reset_dispatch_counts();

@@ -88,6 +88,8 @@ struct BenchOptions {
 // How many input sets a row rotates over so that together they hold at least rotate_bytes (at most max_copies;
 // 1 when rotate_bytes is 0). bench ops and check use this one rule.
 int rotation_copies(const OpCost& cost, size_t rotate_bytes, int max_copies);
+// The seed of input copy `copy` (copy 0 is the row's own seed, the one the correctness record checks).
+inline uint64_t rotation_seed(uint64_t seed, int copy) { return seed + 1000 * static_cast<uint64_t>(copy); }
 
 // Multiply-adds + elements read and written: the size measure the reference cap uses.
 double case_work(const BenchCase& c);

@@ -144,8 +144,11 @@ LoadedModel load_model_folder(const fs::path& dir, WeightResidency residency, co
   }
 
   uint64_t total = 0, done = 0;
-  std::error_code size_error;
-  for (const std::string& file : files) total += fs::file_size(dir / file, size_error);   // 0 if it fails: read says why
+  for (const std::string& file : files) {
+    std::error_code error;   // a file that cannot be sized adds nothing here; reading it says why it failed
+    const uintmax_t size = fs::file_size(dir / file, error);
+    if (!error) total += size;
+  }
   const LoadProgress bytes_read = [&](uint64_t bytes) {
     done += bytes;
     if (progress) progress(done, total);

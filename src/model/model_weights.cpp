@@ -47,12 +47,11 @@ void check_tensors(const ModelConfig& config, const TensorMap& weights, const st
     if (it == weights.end()) fail<FormatError>(source, spec.name, "a tensor of shape " + shape_string(spec.shape), "missing");
     const Tensor& t = it->second;
     if (t.shape() != spec.shape) fail<FormatError>(source, spec.name, "shape " + shape_string(spec.shape), shape_string(t.shape()));
-    const bool fp8_ok = (spec.role == WeightRole::projection || spec.role == WeightRole::lm_head) && is_fp8(t.dtype());
+    const bool may_be_fp8 = spec.role == WeightRole::projection || spec.role == WeightRole::lm_head;
+    const bool fp8_ok = may_be_fp8 && is_fp8(t.dtype());
     if (!fp8_ok && !is_high_precision(t.dtype()))
       fail<FormatError>(source, spec.name,
-                        spec.role == WeightRole::projection || spec.role == WeightRole::lm_head
-                            ? "dtype bfloat16, float16, float32 or float8"
-                                                            : "dtype bfloat16, float16 or float32",
+                        may_be_fp8 ? "dtype bfloat16, float16, float32 or float8" : "dtype bfloat16, float16 or float32",
                         std::string(dtype_name(t.dtype())));
     if (!fp8_ok) continue;
     const std::string scale_name = fp8_scale_name(spec.name);

@@ -2,6 +2,8 @@
 // op profile is on.
 #pragma once
 
+#include <optional>
+
 #include "backends/kernel_table.h"
 #include "fourfold/policy.h"
 #include "ops/op_bytes.h"
@@ -24,11 +26,8 @@ void dispatch(OpId op, Kernel<Args> KernelTable::*entry, const Args& args) {
     const Kernel<Args>& kernel = table->*entry;
     if (kernel.run == nullptr || (kernel.covers != nullptr && !kernel.covers(args))) continue;
     record_dispatch(op, static_cast<Tier>(tier), kernel.variant);
-    if (op_profile_wanted()) {
-      const ProfiledCall timed(op, tier, op_bytes(args));
-      kernel.run(args);
-      return;
-    }
+    std::optional<ProfiledCall> timed;   // times the call to the end of this scope while profiling
+    if (op_profile_wanted()) timed.emplace(op, tier, op_bytes(args));
     kernel.run(args);
     return;
   }

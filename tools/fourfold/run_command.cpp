@@ -272,9 +272,10 @@ void run(const RunOptions& o, bool sampling_set) {
   // activations can reach twice the FMA probe; f32 stays at the probe.
   const double flops = model::prefill_flops(config, prompt_tokens, 0, gen_options.keep_logits);
   const double peak = probe.fma_gflops.median * (act == DType::bf16 ? 2.0 : 1.0);
+  const double prefill_gflops = flops * 1e-9 / g.prefill_seconds;
   fmt::print("prefill compute: {:.2f} GFLOP = {:.1f} GFLOP/s, {:.1f}% of the {} peak ({:.0f} GFLOP/s: {}the FMA probe of "
              "this run)\n",
-             flops * 1e-9, flops * 1e-9 / g.prefill_seconds, 100.0 * flops * 1e-9 / g.prefill_seconds / peak,
+             flops * 1e-9, prefill_gflops, 100.0 * prefill_gflops / peak,
              act == DType::bf16 ? "bf16 dot-product" : "f32 FMA", peak, act == DType::bf16 ? "2 x " : "");
   fmt::print("decode: {} tokens in {:.3f} s = {:.2f} tokens/s (context {} -> {}){}\n", g.decoded_tokens,
              g.decode_seconds, decode_tps, prompt_tokens + 1, g.context,
@@ -360,8 +361,8 @@ void run(const RunOptions& o, bool sampling_set) {
                 {"decode_seconds", g.decode_seconds},
                 {"decoded_tokens", g.decoded_tokens},
                 {"context_reached", g.context},
-                {"prefill_compute", {{"flops", flops}, {"gflop_per_s", flops * 1e-9 / g.prefill_seconds},
-                                     {"peak_gflop_per_s", peak}, {"fraction_of_peak", flops * 1e-9 / g.prefill_seconds / peak}}},
+                {"prefill_compute", {{"flops", flops}, {"gflop_per_s", prefill_gflops},
+                                     {"peak_gflop_per_s", peak}, {"fraction_of_peak", prefill_gflops / peak}}},
                 {"bandwidth_floor", {{"active_weight_bytes_per_token", floor.weight_bytes},
                                      {"kv_bytes_per_token", floor.kv_bytes},
                                      {"mean_context", mean_context},

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the release and asan (AddressSanitizer + UBSan) presets and runs every test on both, then a short run of
-# each fuzz target (scripts/fuzz.sh; FUZZ_SECONDS sets each one's length).
+# each fuzz target (scripts/fuzz.sh; FUZZ_SECONDS sets each one's length), then the PyTorch driver's pytest.
 
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,3 +12,7 @@ done
 ctest --preset release
 ctest --preset asan
 bash scripts/fuzz.sh
+# The PyTorch driver (python/fourfold_torch): PyTorch from PyPI in its own environment, its tests against the
+# release binary (fourfold compare must read what the driver writes).
+bash scripts/python-env.sh build/pyenv
+FOURFOLD_CLI="$PWD/build/release/fourfold" build/pyenv/bin/python -m pytest -q python/tests

@@ -65,6 +65,7 @@ std::vector<ManifestDifference> manifest_differences(const Manifest& a, const Ma
   auto check = [&](const char* field, const auto& x, const auto& y) {
     if (!(x == y)) out.push_back({field, text(x), text(y)});
   };
+  check("producer", a.producer, b.producer);
   check("fourfold_version", a.fourfold_version, b.fourfold_version);
   check("git_commit", a.git_commit, b.git_commit);
   check("compiler", a.compiler, b.compiler);

@@ -58,6 +58,9 @@ struct MachineState {
 };
 
 struct Manifest {
+  // Who wrote the records when it was not fourfold itself: "PyTorch 2.15.0+cpu (git d0f2af8b66b2), eager"
+  // (python/fourfold_torch). Empty for fourfold's own records, whose build fields say the rest.
+  std::string producer;
   std::string fourfold_version, git_commit;
   std::string compiler, cxx_flags, build_type;
   bool sanitizers = false;

@@ -101,11 +101,15 @@ void fill_bench(Tensor& t, uint64_t seed, double scale) {
   });
 }
 
-Tensor bench_tensor(const Shape& shape, DType dtype, uint64_t seed, double scale = 1.0) {
+}  // namespace
+
+Tensor bench_tensor(const Shape& shape, DType dtype, uint64_t seed, double scale) {
   Tensor t = Tensor::empty(shape, dtype);
   fill_bench(t, seed, scale);
   return t;
 }
+
+namespace {
 
 // The pad input in the case's layout; the logical shape is always p.shape.
 Tensor pad_input(const PadCase& p, DType dtype, uint64_t seed) {

@@ -107,6 +107,11 @@ struct BenchRow {
   bool ran() const { return skipped.empty() && error.empty(); }
 };
 
+// A benchmark input: element i is float((2 u(seed, i) - 1) * scale), u = counter_uniform, stored rounded to
+// nearest even in `dtype`. Other producers of records (python/fourfold_torch) make the same bytes from it;
+// tests/data/bench_inputs/golden.json pins both.
+Tensor bench_tensor(const Shape& shape, DType dtype, uint64_t seed, double scale = 1.0);
+
 // One case's inputs, made once from the seed, and the call that runs the op on them and returns its output.
 // float64_oracle: the same values widened to float64 (FP8 operands stay FP8; the output is float64), which
 // is what the correctness record compares each tier's output with.

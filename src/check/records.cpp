@@ -68,7 +68,8 @@ Json to_json(const Manifest& m) {
                                 {"dedicated", d.dedicated_calls}}},
                      {"variant", d.variant}});
   const Workload& w = m.workload;
-  return {{"fourfold_version", m.fourfold_version},
+  return {{"producer", m.producer},
+          {"fourfold_version", m.fourfold_version},
           {"git_commit", m.git_commit},
           {"compiler", m.compiler},
           {"cxx_flags", m.cxx_flags},

@@ -180,6 +180,7 @@ Workload read_workload(const Node& n) {
 
 Manifest read_manifest(const Node& n) {
   Manifest m;
+  if (n.has("producer")) m.producer = n["producer"].str();   // absent in records written before other producers
   m.fourfold_version = n["fourfold_version"].str();
   m.git_commit = n["git_commit"].str();
   m.compiler = n["compiler"].str();
@@ -240,7 +241,7 @@ OpTimeRecord read_op_time(const Node& n) {
     row.op = r["op"].str();
     row.shape = r["shape"].str();
     row.dtype = r["dtype"].str();
-    row.tier = r["tier"].one_of({"reference", "generic", "dedicated"});
+    row.tier = r["tier"].one_of({"reference", "generic", "dedicated", "pytorch"});
     row.variant = r["variant"].str();
     row.warmup_calls = r["warmup_calls"].integer(0);
     row.calls_per_sample = r["calls_per_sample"].integer(1);
@@ -269,7 +270,7 @@ CorrectnessRecord read_correctness(const Node& n) {
     row.op = r["op"].str();
     row.shape = r["shape"].str();
     row.dtype = r["dtype"].str();
-    row.tier = r["tier"].one_of({"reference", "generic", "dedicated"});
+    row.tier = r["tier"].one_of({"reference", "generic", "dedicated", "pytorch"});
     row.count = r["count"].integer(0);
     row.max_abs = r["max_abs"].real(Num::non_negative_inf);
     row.max_rel = r["max_rel"].real(Num::non_negative_inf);

@@ -14,10 +14,14 @@ std::string opt_text(const std::optional<double>& v, const char* fmt_spec_unit) 
   return v ? fmt::format(fmt::runtime(fmt_spec_unit), *v) : std::string("not measured");
 }
 
+// The producer first: a fourfold build (and its force policy) or another producer such as a PyTorch build.
 std::string manifest_line(const Manifest& m) {
-  return fmt::format("fourfold {} ({}), {}{}, {}, {} threads, device {}, isa {}, policy '{}', dtypes {}",
-                     m.fourfold_version, m.git_commit, m.build_type, m.sanitizers ? " +sanitizers" : "", m.compiler,
-                     m.threads, m.device, m.isa_variant, m.policy, fmt::join(m.dtypes, ","));
+  const std::string producer = m.producer.empty() ? fmt::format("fourfold {} ({})", m.fourfold_version, m.git_commit)
+                                                  : m.producer;
+  const std::string policy = m.producer.empty() || !m.policy.empty() ? fmt::format(", policy '{}'", m.policy) : "";
+  return fmt::format("{}, {}{}, {}, {} threads, device {}, isa {}{}, dtypes {}", producer, m.build_type,
+                     m.sanitizers ? " +sanitizers" : "", m.compiler, m.threads, m.device, m.isa_variant, policy,
+                     fmt::join(m.dtypes, ","));
 }
 
 std::string workload_line(const Workload& w) {
@@ -62,8 +66,11 @@ Section header_section(const Comparison& c) {
     s.blocks.push_back(paragraph("build, machine, threads and dispatch: identical"));
   } else {
     Table t{{"differs (printed, not refused)", "baseline", "candidate"}, {false, false, false}, {}, {}};
+    // A whole compiler command line (a PyTorch build's CXX_FLAGS) would make the table pages wide: the
+    // report shows its start, the records keep all of it.
+    const auto clipped = [](const std::string& v) { return v.size() > 96 ? v.substr(0, 93) + "..." : v; };
     for (const ManifestDifference& d : c.differences) {
-      t.rows.push_back({d.field, d.baseline, d.candidate});
+      t.rows.push_back({d.field, clipped(d.baseline), clipped(d.candidate)});
       t.flagged.push_back(false);
     }
     s.blocks.push_back(Block{"", t});

@@ -209,6 +209,7 @@ void run_bench_ops(const BenchOpsOptions& o) {
   if (o.list) {
     // A dry run: what would run, what it costs, and what the reference cap would skip.
     int total = 0, capped = 0;
+    nlohmann::ordered_json listed = nlohmann::ordered_json::array();
     for (const Suite& suite : suites)
       for (const BenchCase& c : suite.cases) {
         if (dtype && c.dtype != *dtype) continue;
@@ -219,11 +220,17 @@ void run_bench_ops(const BenchOpsOptions& o) {
                           expected_tier(c.op) == Tier::reference;
         ++total;
         capped += skip ? 1 : 0;
+        listed.push_back({{"suite", suite.name}, {"op", c.op}, {"name", c.name}, {"shape", c.shape},
+                          {"dtype", dtype_name(c.dtype)}, {"bytes_read", cost.bytes_read},
+                          {"bytes_written", cost.bytes_written}, {"flops", cost.flops}, {"work", case_work(c)}});
         fmt::print("{:<14} {:<16} {:<34} {:<40} {:<14} {:>10.3g} B {:>10.3g} flop {:>9.3g} work{}\n", suite.name,
                    clip(c.op, 16), clip(c.name, 34), clip(c.shape, 40), dtype_name(c.dtype), cost.bytes(), cost.flops,
                    case_work(c), skip ? "  (over the reference cap)" : "");
       }
     fmt::print("{} rows, {} over the reference cap\n", total, capped);
+    // The rows as fourfold reads the suites: what another producer of records (python/fourfold_torch) is
+    // checked against.
+    if (!o.json_path.empty()) write_file_atomically(o.json_path, nlohmann::ordered_json{{"rows", listed}}.dump(1) + "\n");
     return;
   }
   if (progress) fmt::print(stderr, "probing bandwidth, FMA peak and thread latency...\n");
@@ -296,7 +303,7 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--warmup", o.warmup, "W untimed calls per row")->check(CLI::Range(0, 100000));
   cmd->add_option("--min-sample-ms", o.min_sample_ms, "calls are batched until a sample lasts this long")
       ->check(finite_in(0.0, 10000.0));
-  cmd->add_option("--json", o.json_path, "also write the rows and the probe figures as JSON");
+  cmd->add_option("--json", o.json_path, "also write the rows and the probe figures as JSON (with --list: the rows listed)");
   cmd->add_option("--match", o.match, "only rows whose source or shape contains this text");
   cmd->add_option("--suites-dir", o.suites_dir, "where the suite files are (default: data/suites of the build)");
   cmd->add_option("--seed", o.seed, "seed of every input");

@@ -1,0 +1,5 @@
+"""fourfold's four records for PyTorch builds: `python -m fourfold_torch check` runs fourfold's op suites
+(same seeded inputs), its memory workload and, on a Hugging Face folder, the decoder end to end through
+transformers, and writes records that `fourfold compare` reads unchanged."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,80 @@
+"""python -m fourfold_torch check --device cpu|cuda|mps [--compile] --out DIR
+
+Writes DIR/records.json: the four records of this PyTorch build on fourfold check's workload, which
+`fourfold compare` reads against fourfold's own records (DIR/candidate.json of `fourfold check`) or against
+another PyTorch build's."""
+
+import argparse
+import os
+import sys
+
+import torch
+
+from . import end_to_end
+from .check import DEFAULT_SUITES, CheckOptions, run_check
+from .records import write
+
+
+def _parser():
+    p = argparse.ArgumentParser(prog="python -m fourfold_torch", description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("check", help="write the four records of this PyTorch build")
+    c.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N or mps (default cpu)")
+    c.add_argument("--compile", action="store_true", help="run every op (and the model) through torch.compile")
+    c.add_argument("--out", default="fourfold-torch-check", help="directory for records.json")
+    c.add_argument("--suite", nargs="+", default=DEFAULT_SUITES, help="op suites (data/suites/*.json); default: all ten")
+    c.add_argument("--repeats", type=int, default=5, help="timed samples per row (fourfold check's A B pairs)")
+    c.add_argument("--rows-per-suite", type=int, default=6, help="rows taken from each suite (0: all)")
+    c.add_argument("--reference-cap", type=float, default=3e6, help="skip rows whose float64 reference work exceeds this")
+    c.add_argument("--seed", type=int, default=0, help="seed of every input")
+    c.add_argument("--hot", action="store_true", help="op time on one input set (default: rotate over >= 128 MiB)")
+    c.add_argument("--threads", type=int, help="torch.set_num_threads (default: PyTorch's)")
+    c.add_argument("--model", help="end-to-end workloads on this Hugging Face model folder (through transformers)")
+    c.add_argument("--e2e-contexts", type=int, nargs="+", default=[512, 2048], help="contexts of the decode figures")
+    c.add_argument("--e2e-prefill", type=int, default=64, help="prompt length of the prefill figure")
+    c.add_argument("--e2e-repeats", type=int, default=3, help="samples per throughput figure")
+    c.add_argument("--e2e-reference", default="float64", choices=["float64", "float32"],
+                   help="dtype of the CPU run the logits are judged against (float32 for a model too big)")
+    return p
+
+
+def _positive(parser, name, value, minimum=1):
+    if value < minimum:
+        parser.error(f"argument {name}: expected an integer >= {minimum}, found {value}")
+
+
+def main(argv=None):
+    parser = _parser()
+    a = parser.parse_args(argv)
+    _positive(parser, "--repeats", a.repeats)
+    _positive(parser, "--rows-per-suite", a.rows_per_suite, 0)
+    _positive(parser, "--seed", a.seed, 0)
+    for c in a.e2e_contexts:
+        _positive(parser, "--e2e-contexts", c)
+    if a.threads is not None:
+        _positive(parser, "--threads", a.threads)
+        torch.set_num_threads(a.threads)
+    if a.model and not os.path.isfile(os.path.join(a.model, "config.json")):
+        parser.error(f"argument --model: expected a Hugging Face folder with config.json, found '{a.model}'")
+    e2e = None
+    if a.model:
+        e2e = end_to_end.Options(a.model, a.seed, a.e2e_prefill, a.e2e_contexts, 8, a.e2e_repeats, 16, 32,
+                                 reference=a.e2e_reference)
+    o = CheckOptions(device=a.device, compile=a.compile, suites=a.suite, repeats=a.repeats,
+                     rows_per_suite=a.rows_per_suite, reference_cap=a.reference_cap, seed=a.seed,
+                     rotate_bytes=0 if a.hot else 128 << 20, e2e=e2e)
+    records, skips = run_check(o)
+    os.makedirs(a.out, exist_ok=True)
+    path = os.path.join(a.out, "records.json")
+    write(path, records)
+    ran = len(records["op_time"]["rows"])
+    print(f"{records['manifest']['producer']}: {ran} rows ran, {len(skips)} skipped")
+    for s in skips:
+        print(f"  skipped {s.suite} {s.op} {s.shape} {s.dtype}: {s.reason}")
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,41 @@
+"""The suites read into the same rows as fourfold reads them: names, shape strings, dtypes, bytes and flops
+of every case of every shipped suite against `fourfold bench ops --list --json`."""
+
+import json
+
+import pytest
+
+from fourfold_torch.op_cost import case_work, moe_group_sizes, op_cost
+from fourfold_torch.suites import SuiteError, default_suites_dir, list_suites, load_suite, parse_suite
+
+
+def test_every_case_of_every_suite_matches_fourfold(fourfold, tmp_path):
+    out = tmp_path / "list.json"
+    fourfold("bench", "ops", "--list", "--json", str(out), "--suites-dir", default_suites_dir())
+    theirs = json.loads(out.read_text())["rows"]
+    ours = [c for s in list_suites(default_suites_dir()) for c in load_suite(s)]
+    assert len(ours) == len(theirs) > 800
+    for c, t in zip(ours, theirs):
+        assert (c.suite, c.op, c.name, c.shape, c.dtype) == (t["suite"], t["op"], t["name"], t["shape"], t["dtype"])
+        cost = op_cost(c)
+        assert cost.bytes_read == pytest.approx(t["bytes_read"], rel=1e-12), c.row_shape
+        assert cost.bytes_written == pytest.approx(t["bytes_written"], rel=1e-12), c.row_shape
+        assert cost.flops == pytest.approx(t["flops"], rel=1e-12), c.row_shape
+        assert case_work(c) == pytest.approx(t["work"], rel=1e-12), c.row_shape
+
+
+def test_moe_group_sizes_follow_the_routing_rules():
+    assert moe_group_sizes(3, 4, 2, "even") == [2, 2, 1, 1]
+    assert moe_group_sizes(4, 4, 2, "empty") == [4, 0, 4, 0]
+    skewed = moe_group_sizes(8, 4, 2, "skewed")
+    assert sum(skewed) == 16 and max(skewed) <= 8 and skewed == sorted(skewed, reverse=True)
+
+
+def test_a_bad_suite_names_the_file_and_the_field():
+    with pytest.raises(SuiteError, match=r"suite file 'x.json': field 'shapes\[0\].n': expected a positive integer, found -4"):
+        parse_suite('{"suite": "x", "op": "linear", "dtypes": ["bf16"], "m": [1], "bias": [false],'
+                    ' "shapes": [{"n": -4, "k": 2, "model": "m", "projection": "p"}]}', "x.json")
+    with pytest.raises(SuiteError, match="field 'op': expected one of linear"):
+        parse_suite('{"suite": "x", "op": "conv9d", "dtypes": ["bf16"]}', "x.json")
+    with pytest.raises(SuiteError, match="expected one of .*found 'nope'"):
+        load_suite("nope")

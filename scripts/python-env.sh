@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Makes the Python environment of the PyTorch driver (python/fourfold_torch) and its tests: a virtual
+# environment with PyTorch and transformers from PyPI and the driver installed from the repo.
+#   scripts/python-env.sh [DIR]     DIR defaults to build/pyenv; TORCH_VERSION picks the PyTorch build
+# The versions are pinned so that a record says which build it judged; a second environment with another
+# TORCH_VERSION is how an upgrade is judged (docs/pytorch_driver.md).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir="${1:-build/pyenv}"
+torch_version="${TORCH_VERSION:-2.15.0}"
+if [ ! -x "$dir/bin/python" ]; then
+  python3 -m venv "$dir"
+fi
+"$dir/bin/python" -m pip install -q --upgrade pip
+"$dir/bin/python" -m pip install -q "torch==${torch_version}" "transformers==5.23.0" safetensors numpy pytest
+"$dir/bin/python" -m pip install -q --no-deps ./python
+"$dir/bin/python" -c "import torch, fourfold_torch; print('python-env:', '$dir', 'torch', torch.__version__)"

@@ -13,5 +13,6 @@ if [ ! -x "$dir/bin/python" ]; then
 fi
 "$dir/bin/python" -m pip install -q --upgrade pip
 "$dir/bin/python" -m pip install -q "torch==${torch_version}" "transformers==5.23.0" safetensors numpy pytest
-"$dir/bin/python" -m pip install -q --no-deps ./python
+# Editable: the driver runs from this checkout and finds its data/suites.
+"$dir/bin/python" -m pip install -q --no-deps -e ./python
 "$dir/bin/python" -c "import torch, fourfold_torch; print('python-env:', '$dir', 'torch', torch.__version__)"

@@ -1,6 +1,7 @@
 """Memory at three levels around a workload (DESIGN.md 2.4), as fourfold's MemoryRecord spells them:
   process   CPU: the resident-set high-water mark (VmHWM, reset through /proc/self/clear_refs), sampled for
-            its anonymous / file split; CUDA: device memory in use (total - free, nvml's view, sampled);
+            its anonymous / file split; CUDA: the device memory this process holds (NVML per process where
+            nvidia-ml-py is installed, else the device's total - free), sampled every 2 ms;
             MPS: torch.mps.driver_allocated_memory(), sampled
   reserved  CUDA: torch.cuda.max_memory_reserved; MPS: driver-allocated (Metal's heap); CPU: PyTorch's CPU
             allocator caches nothing, so reserved = allocated
@@ -87,6 +88,27 @@ def _cpu_allocator_totals(workload):
     return (max(totals[-1], 0), max(max(totals), 0)) if totals else (0, 0)
 
 
+def _cuda_process_memory(device):
+    """Device memory this process holds, from NVML's per-process accounting (nvidia-ml-py) where it is
+    installed; else the device's used memory (total - free), which counts other processes too."""
+    try:
+        import pynvml
+        pynvml.nvmlInit()
+        handle = pynvml.nvmlDeviceGetHandleByIndex(device.index or 0)
+        pid = os.getpid()
+
+        def used():
+            mine = sum(p.usedGpuMemory or 0 for p in pynvml.nvmlDeviceGetComputeRunningProcesses(handle) if p.pid == pid)
+            return (mine, mine, 0)
+        used()
+        return used
+    except Exception:   # no nvidia-ml-py, or NVML refuses per-process figures (containers)
+        def used():
+            free, total = torch.cuda.mem_get_info(device)
+            return (total - free, total - free, 0)
+        return used
+
+
 def measure_memory(workload, device):
     rec = {"process_source": "rss", "peak_reset_supported": True, "mapped_weights_bytes": 0}
     if device.type == "cuda":
@@ -94,9 +116,7 @@ def measure_memory(workload, device):
         torch.cuda.empty_cache()
         torch.cuda.reset_peak_memory_stats(device)
 
-        def used():
-            free, total = torch.cuda.mem_get_info(device)
-            return (total - free, total - free, 0)
+        used = _cuda_process_memory(device)
         rec["process_source"] = "device"
         rec["present_before_bytes"] = used()[0]
         with _Sampler(used) as s:

@@ -259,8 +259,19 @@ def _row_op(c, mk):
     return torch.matmul, (a, b), "torch.matmul"
 
 
+def _conv(c, mk):
+    p = c.p
+    x = mk.t(p["x"])
+    w = mk.t(p["weight"], 1, 1.0 / math.sqrt(math.prod(p["weight"]) / p["weight"][0]))
+    b = mk.t([p["weight"][0]], 2) if p["bias"] else None
+    conv = F.conv2d if len(p["x"]) == 4 else F.conv3d
+    stride, padding, dilation, groups = p["stride"], p["padding"], p["dilation"], p["groups"]
+    return ((lambda x, w, b: conv(x, w, b, stride, padding, dilation, groups)), (x, w, b),
+            "F.conv2d" if len(p["x"]) == 4 else "F.conv3d")
+
+
 _BUILDERS = {"linear": _linear, "softmax": _softmax, "pad": _pad, "moe": _moe, "attention": _attention,
-             "fp8": _fp8, "row_op": _row_op}
+             "fp8": _fp8, "row_op": _row_op, "conv": _conv}
 
 
 def build_call(case, seed, device="cpu", oracle=False):

@@ -55,6 +55,12 @@ def scale_b_shape(p):
     return {"tensorwise": [1], "rowwise": [1, n], "block_128x128": [(k + 127) // 128, (n + 127) // 128]}[p["recipe"]]
 
 
+def conv_out_shape(p):
+    x, w = p["x"], p["weight"]
+    return [x[0], w[0]] + [(x[2 + d] + 2 * p["padding"][d] - p["dilation"][d] * (w[2 + d] - 1) - 1) // p["stride"][d] + 1
+                           for d in range(len(x) - 2)]
+
+
 def padded_shape(p):
     out = list(p["shape"])
     for i, v in enumerate(p["pads"]):
@@ -104,6 +110,11 @@ def op_cost(c):
         m, n, k = p["m"], p["n"], p["k"]
         scales = math.prod(scale_a_shape(p)) + math.prod(scale_b_shape(p))
         return OpCost((m * k + n * k) * s + 4.0 * scales, m * n * float(dtype_size(p["out_dtype"])), 2.0 * m * n * k)
+    if c.kind == "conv":
+        out = math.prod(conv_out_shape(p))
+        fan_in = math.prod(p["weight"]) / p["weight"][0]
+        return OpCost((math.prod(p["x"]) + math.prod(p["weight"]) + (p["weight"][0] if p["bias"] else 0)) * s, out * s,
+                      2.0 * out * fan_in)
     # row ops and products
     e = float(p["rows"] * p["cols"])
     m, n, k = float(p["m"]), float(p["n"]), float(p["k"])

@@ -252,8 +252,36 @@ def _row_ops(r, j, add, dtypes):
             add("row_op", f"{kind} {name}", shape, dt, p, op=ROW_OPS[kind])
 
 
+def _conv(r, j, add, dtypes):
+    for i, e in enumerate(r.array(r.need(j, "", "cases"), "cases")):
+        path = f"cases[{i}]"
+        name = r.string(r.need(e, path, "name"), path + ".name")
+        x = r.integers(r.need(e, path, "x"), path + ".x")
+        if len(x) not in (4, 5):
+            r.bad(path + ".x", "[N, C, H, W] (conv2d) or [N, C, T, H, W] (conv3d)", x)
+        w = r.integers(r.need(e, path, "weight"), path + ".weight")
+        spatial = len(x) - 2
+
+        def param(key, minimum, fallback):
+            v = r.integers(e[key], f"{path}.{key}", minimum) if key in e else [fallback]
+            v = v * spatial if len(v) == 1 else v
+            if len(v) != spatial:
+                r.bad(f"{path}.{key}", f"1 or {spatial} values", e[key])
+            return v
+        p = dict(x=x, weight=w, stride=param("stride", 1, 1), padding=param("padding", 0, 0),
+                 dilation=param("dilation", 1, 1), groups=r.integer(e["groups"], path + ".groups") if "groups" in e else 1,
+                 bias=e.get("bias", True))
+        shape = (f"x[{_dims(x)}] w[{_dims(w)}]" + (" +bias" if p["bias"] else "")
+                 + ("" if p["stride"] == [1] * spatial else " stride " + _dims(p["stride"]))
+                 + ("" if p["padding"] == [0] * spatial else " pad " + _dims(p["padding"]))
+                 + ("" if p["dilation"] == [1] * spatial else " dil " + _dims(p["dilation"]))
+                 + ("" if p["groups"] == 1 else f" groups {p['groups']}"))
+        for dt in dtypes:
+            add("conv", name, shape, dt, p, op="conv2d" if len(x) == 4 else "conv3d")
+
+
 _PARSERS = {"linear": _linear, "softmax": _softmax, "constant_pad_nd": _pad, "grouped_mm": _moe,
-            "scaled_dot_product_attention": _attention, "scaled_mm": _fp8, "row_ops": _row_ops}
+            "scaled_dot_product_attention": _attention, "scaled_mm": _fp8, "row_ops": _row_ops, "conv": _conv}
 
 
 def parse_suite(text, source):

@@ -4,9 +4,12 @@ import os
 import shutil
 import subprocess
 
+import sys
+
 import pytest
 
 REPO = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(REPO, "python"))   # the checkout's driver, not an installed copy
 TRANSFORMERS = os.path.join(REPO, "tests", "data", "transformers")
 
 

@@ -39,3 +39,22 @@ def test_a_bad_suite_names_the_file_and_the_field():
         parse_suite('{"suite": "x", "op": "conv9d", "dtypes": ["bf16"]}', "x.json")
     with pytest.raises(SuiteError, match="expected one of .*found 'nope'"):
         load_suite("nope")
+
+
+def test_conv_rows_read_like_fourfolds_and_run_against_their_oracle():
+    import torch
+    from fourfold_torch import op_calls
+    from fourfold_torch.error_metrics import compare_to_reference
+    _, cases = parse_suite('{"suite": "c", "op": "conv", "dtypes": ["f32"], "cases": ['
+                           '{"name": "a", "x": [1, 4, 3, 6, 5], "weight": [8, 4, 3, 3, 3], "padding": [0, 1, 1]},'
+                           '{"name": "b", "x": [2, 4, 9, 9], "weight": [6, 2, 3, 3], "stride": [2], "groups": 2,'
+                           ' "bias": false}]}', "c.json")
+    assert [(c.op, c.shape) for c in cases] == [
+        ("conv3d", "x[1,4,3,6,5] w[8,4,3,3,3] +bias pad 0,1,1"),
+        ("conv2d", "x[2,4,9,9] w[6,2,3,3] stride 2,2 groups 2")]
+    cost = op_cost(cases[1])   # out [2, 6, 4, 4], fan-in 2 * 3 * 3
+    assert (cost.bytes_read, cost.bytes_written, cost.flops) == ((648 + 108) * 4, 192 * 4, 2 * 192 * 18)
+    for c in cases:
+        fn, args, _ = op_calls.build_call(c, 0, torch.device("cpu"))
+        ofn, oargs, _ = op_calls.build_call(c, 0, torch.device("cpu"), oracle=True)
+        assert compare_to_reference(fn(*args), ofn(*oargs)).psnr_db > 120

@@ -13,6 +13,7 @@ void register_check(CLI::App& app);
 void register_run(CLI::App& app);
 void register_make_model(CLI::App& app);
 void register_quantize(CLI::App& app);
+void register_vae(CLI::App& app);
 
 // Set by a command's callback: 0 ok, 1 a check failed its threshold, 2 usage or input error.
 void set_exit_code(int code);

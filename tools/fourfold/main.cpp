@@ -19,6 +19,7 @@ int main(int argc, char** argv) {
   fourfold::cli::register_run(app);
   fourfold::cli::register_make_model(app);
   fourfold::cli::register_quantize(app);
+  fourfold::cli::register_vae(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -3,8 +3,10 @@
 #include <fmt/format.h>
 
 #include "commands.h"
+#include "fourfold/errors.h"
 #include "model/model_maker.h"
 #include "model/presets.h"
+#include "model/vae/wan_vae_presets.h"
 
 namespace fourfold::cli {
 
@@ -14,14 +16,25 @@ void register_make_model(CLI::App& app) {
   static uint64_t seed = 0;
   static int64_t layers = 0;
   static double shard_mib = double(model::kDefaultMaxShardBytes >> 20);
-  cmd->add_option("--preset", preset, "tiny-moe, tiny-qwen3, tiny-llama, small-moe, qwen3-30b-a3b")->required();
+  cmd->add_option("--preset", preset,
+                  "tiny-moe, tiny-qwen3, tiny-llama, small-moe, qwen3-30b-a3b; or a Wan VAE in the diffusers layout: "
+                  "wan2.1-vae-tiny, wan2.1-vae")
+      ->required();
   cmd->add_option("--out", out, "the folder to write")->required();
-  cmd->add_option("--dtype", dtype, "bf16, or fp8 (e4m3 with 128x128 block scales)")
-      ->check(CLI::IsMember({"bf16", "fp8"}));
+  cmd->add_option("--dtype", dtype, "bf16, or fp8 (e4m3 with 128x128 block scales); a VAE: f32 or bf16")
+      ->check(CLI::IsMember({"bf16", "fp8", "f32"}));
   cmd->add_option("--seed", seed, "weights seed");
   cmd->add_option("--layers", layers, "number of layers (default: the preset's)")->check(CLI::Range(1, 1000));
   cmd->add_option("--max-shard-mib", shard_mib, "shard the safetensors above this size")->check(finite_in(1e-3, 1e9));
   cmd->callback([] {
+    if (model::is_wan_vae_preset(preset)) {
+      if (dtype == "fp8") fail<ValueError>("make-model", "--dtype", "f32 or bf16 for a VAE preset", dtype);
+      const uint64_t bytes = model::write_wan_vae_folder(out, model::wan_vae_preset(preset), parse_dtype(dtype), seed);
+      fmt::print("make-model: wrote {} ({} {}, diffusers AutoencoderKLWan layout, {} bytes = {:.1f} MiB)\n", out, preset,
+                 dtype, bytes, bytes / 1048576.0);
+      return;
+    }
+    if (dtype == "f32") fail<ValueError>("make-model", "--dtype", "bf16 or fp8 for a decoder preset", dtype);
     const auto w = model::make_model(preset, out, dtype, seed, layers > 0 ? std::optional<int64_t>(layers) : std::nullopt,
                                      static_cast<uint64_t>(shard_mib * 1048576.0));
     fmt::print("make-model: wrote {} ({} {}, {} layers, {} parameters, {} bytes = {:.1f} MiB)\n", out, preset,

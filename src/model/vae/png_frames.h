@@ -1,0 +1,20 @@
+// Video frames as PNG files a person can look at: frame_0000.png, frame_0001.png, ... (8-bit RGB), from and to
+// a [1, 3, T, H, W] tensor in [-1, 1] (the VAE's pixel range: value = byte / 127.5 - 1).
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+#include "fourfold/tensor.h"
+
+namespace fourfold::model {
+
+// Writes one PNG per frame into dir (created); returns the paths. FormatError naming the file on failure.
+std::vector<std::filesystem::path> write_png_frames(const std::filesystem::path& dir, const Tensor& video,
+                                                    const std::string& prefix = "frame");
+
+// Reads every *.png of dir in name order, all of one size, into [1, 3, T, H, W] f32. FormatError naming the
+// file for an unreadable one or a size that differs from the first.
+Tensor read_png_frames(const std::filesystem::path& dir);
+
+}  // namespace fourfold::model

@@ -1,0 +1,426 @@
+// The module tree follows diffusers' autoencoder_kl_wan.py name for name (the state dict's keys), and the
+// feature cache follows its feat_cache rules, so that a folder diffusers wrote decodes to diffusers' output.
+#include "model/vae/wan_vae.h"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "fourfold/errors.h"
+#include "fourfold/ops.h"
+#include "model/bounded_json.h"
+#include "model/safetensors.h"
+
+namespace fourfold::model {
+namespace {
+
+constexpr int64_t kCacheFrames = 2;   // diffusers' CACHE_T: what a 3-frame causal kernel needs from the past
+
+// Tensors [B, C, T, H, W] along T.
+Tensor cat_frames(const Tensor& a, const Tensor& b) {
+  Shape shape = a.shape();
+  shape[2] += b.size(2);
+  Tensor out = Tensor::empty(shape, a.dtype());
+  out.narrow(2, 0, a.size(2)).copy_from(a);
+  out.narrow(2, a.size(2), b.size(2)).copy_from(b);
+  return out;
+}
+
+Tensor last_frames(const Tensor& x, int64_t n) {
+  const int64_t t = std::min(n, x.size(2));
+  return x.narrow(2, x.size(2) - t, t).clone();
+}
+
+// One causal conv's memory of the frames before the current chunk. Upsamplers mark their first chunk "rep"
+// (the first latent frame is not doubled in time), as diffusers does with the string "Rep".
+struct Slot {
+  enum class State { empty, rep, frames } state = State::empty;
+  Tensor frames;
+};
+
+// The slots of one encode or decode, consumed in the module order of every chunk.
+class FeatureCache {
+ public:
+  void start_chunk() { next_ = 0; }
+  Slot& take() {
+    if (next_ == slots_.size()) slots_.emplace_back();
+    return slots_[next_++];
+  }
+
+ private:
+  std::vector<Slot> slots_;
+  size_t next_ = 0;
+};
+
+class Net {
+ public:
+  Net(const WanVaeConfig& c, const std::map<std::string, Tensor>& w) : c_(c), w_(w) {}
+
+  const Tensor& weight(const std::string& name) const {
+    auto it = w_.find(name);
+    if (it == w_.end()) fail<FormatError>("wan vae", "weights", "a tensor named '" + name + "'", "none");
+    return it->second;
+  }
+  OptTensor bias(const std::string& name) const {
+    auto it = w_.find(name);
+    return it == w_.end() ? OptTensor{} : OptTensor{it->second};
+  }
+
+  // WanCausalConv3d: diffusers' padding (pt, ph, pw) becomes (pw, pw, ph, ph, 2 pt, 0); frames from the
+  // cache replace that many of the zero frames before T.
+  Tensor causal_conv(const std::string& name, Tensor x, int64_t pt, int64_t ph, int64_t pw, const Tensor* cache = nullptr,
+                     std::vector<int64_t> stride = {1, 1, 1}) const {
+    int64_t past = 2 * pt;
+    if (cache != nullptr && past > 0) {
+      x = cat_frames(*cache, x);
+      past -= cache->size(2);
+    }
+    if (pw || ph || past) x = constant_pad_nd(x, {pw, pw, ph, ph, past, 0});
+    return conv3d(x, weight(name + ".weight"), bias(name + ".bias"), std::move(stride));
+  }
+
+  // A 3x3x3 causal conv that reads and refreshes its slot: the last two frames of its input (with the last
+  // frame of the slot in front when the chunk has one frame).
+  Tensor cached_conv(const std::string& name, const Tensor& x, FeatureCache& cache) const {
+    Slot& slot = cache.take();
+    Tensor keep = last_frames(x, kCacheFrames);
+    if (keep.size(2) < kCacheFrames && slot.state == Slot::State::frames)
+      keep = cat_frames(last_frames(slot.frames, 1), keep);
+    Tensor y = causal_conv(name, x, 1, 1, 1, slot.state == Slot::State::frames ? &slot.frames : nullptr);
+    slot = {Slot::State::frames, keep};
+    return y;
+  }
+
+  // WanRMS_norm over the channel dim (dim 1): x / max(||x||, 1e-12) * sqrt(C) * gamma, which is rms_norm over
+  // C with eps = 1e-24 / C on the channels-last view.
+  Tensor channel_norm(const std::string& name, const Tensor& x) const {
+    const int rank = x.dim();
+    const int64_t c = x.size(1);
+    std::vector<int> to_last = {0};
+    for (int d = 2; d < rank; ++d) to_last.push_back(d);
+    to_last.push_back(1);
+    std::vector<int> back = {0, rank - 1};
+    for (int d = 1; d < rank - 1; ++d) back.push_back(d);
+    const Tensor gamma = weight(name + ".gamma").reshape({c});
+    const Tensor y = rms_norm(x.permute(to_last).contiguous(), {c}, gamma, 1e-24 / static_cast<double>(c));
+    return y.permute(back).contiguous();
+  }
+
+  Tensor norm_silu(const std::string& name, const Tensor& x) const { return silu(channel_norm(name, x)); }
+
+  // WanResidualBlock.
+  Tensor residual(const std::string& p, const Tensor& x, int64_t in, int64_t out, FeatureCache& cache) const {
+    const Tensor h = in != out ? causal_conv(p + ".conv_shortcut", x, 0, 0, 0) : x;
+    Tensor y = cached_conv(p + ".conv1", norm_silu(p + ".norm1", x), cache);
+    y = cached_conv(p + ".conv2", norm_silu(p + ".norm2", y), cache);
+    return add(y, h);
+  }
+
+  // WanAttentionBlock: per frame, one head over the H x W positions, 1x1 convs in and out.
+  Tensor attention(const std::string& p, const Tensor& x) const {
+    const int64_t b = x.size(0), c = x.size(1), t = x.size(2), h = x.size(3), w = x.size(4);
+    const Tensor frames = x.permute({0, 2, 1, 3, 4}).reshape({b * t, c, h, w});
+    const Tensor qkv = conv2d(channel_norm(p + ".norm", frames), weight(p + ".to_qkv.weight"), bias(p + ".to_qkv.bias"));
+    const Tensor rows = qkv.reshape({b * t, 1, 3 * c, h * w}).permute({0, 1, 3, 2});   // [BT, 1, HW, 3C]
+    const Tensor o = scaled_dot_product_attention(rows.narrow(3, 0, c), rows.narrow(3, c, c), rows.narrow(3, 2 * c, c));
+    const Tensor maps = o.squeeze(1).permute({0, 2, 1}).reshape({b * t, c, h, w});
+    const Tensor y = conv2d(maps, weight(p + ".proj.weight"), bias(p + ".proj.bias"));
+    return add(y.reshape({b, t, c, h, w}).permute({0, 2, 1, 3, 4}).contiguous(), x);
+  }
+
+  Tensor mid(const std::string& p, const Tensor& x, int64_t dim, FeatureCache& cache) const {
+    Tensor y = residual(p + ".resnets.0", x, dim, dim, cache);
+    y = attention(p + ".attentions.0", y);
+    return residual(p + ".resnets.1", y, dim, dim, cache);
+  }
+
+  // The 2-D part of WanResample on every frame: nearest 2x + 3x3 conv (up), or pad right/bottom + 3x3 conv of
+  // stride 2 (down).
+  Tensor spatial(const std::string& p, const Tensor& x, bool up) const {
+    const int64_t b = x.size(0), c = x.size(1), t = x.size(2), h = x.size(3), w = x.size(4);
+    Tensor frames = x.permute({0, 2, 1, 3, 4}).reshape({b * t, c, h, w});
+    const Tensor& k = weight(p + ".resample.1.weight");
+    const OptTensor kb = bias(p + ".resample.1.bias");
+    frames = up ? conv2d(upsample_nearest(frames, {2 * h, 2 * w}), k, kb, {1, 1}, {1, 1})
+                : conv2d(constant_pad_nd(frames, {0, 1, 0, 1}), k, kb, {2, 2});
+    return frames.reshape({b, t, frames.size(1), frames.size(2), frames.size(3)}).permute({0, 2, 1, 3, 4}).contiguous();
+  }
+
+  // upsample3d's time step: a (3, 1, 1) causal conv to 2C channels whose halves become frames 2t and 2t + 1;
+  // the first chunk passes through (one frame in, one out).
+  Tensor time_upsample(const std::string& p, Tensor x, FeatureCache& cache) const {
+    Slot& slot = cache.take();
+    if (slot.state == Slot::State::empty) {
+      slot.state = Slot::State::rep;
+      return x;
+    }
+    Tensor keep = last_frames(x, kCacheFrames);
+    if (keep.size(2) < kCacheFrames && slot.state == Slot::State::frames) keep = cat_frames(last_frames(slot.frames, 1), keep);
+    if (keep.size(2) < kCacheFrames && slot.state == Slot::State::rep)
+      keep = cat_frames(Tensor::zeros(keep.shape(), keep.dtype()), keep);
+    const Tensor y = causal_conv(p + ".time_conv", x, 1, 0, 0, slot.state == Slot::State::frames ? &slot.frames : nullptr);
+    slot = {Slot::State::frames, keep};
+    const int64_t b = x.size(0), c = x.size(1), t = x.size(2), h = x.size(3), w = x.size(4);
+    Tensor out = Tensor::empty({b, c, t, 2, h, w}, y.dtype());
+    for (int64_t s = 0; s < 2; ++s) out.narrow(3, s, 1).copy_from(y.narrow(1, s * c, c).unsqueeze(3));
+    return out.view({b, c, 2 * t, h, w});
+  }
+
+  // downsample3d's time step, after the spatial one: the first chunk is kept whole; later chunks are
+  // convolved, stride 2 in time, behind the last frame of the one before.
+  Tensor time_downsample(const std::string& p, const Tensor& x, FeatureCache& cache) const {
+    Slot& slot = cache.take();
+    if (slot.state == Slot::State::empty) {
+      slot = {Slot::State::frames, x.clone()};
+      return x;
+    }
+    const Tensor keep = last_frames(x, 1);
+    const Tensor y = causal_conv(p + ".time_conv", cat_frames(last_frames(slot.frames, 1), x), 0, 0, 0, nullptr, {2, 1, 1});
+    slot = {Slot::State::frames, keep};
+    return y;
+  }
+
+  Tensor head(const std::string& p, const Tensor& x, FeatureCache& cache) const {
+    return cached_conv(p + ".conv_out", norm_silu(p + ".norm_out", x), cache);
+  }
+
+  Tensor decoder(const Tensor& z, FeatureCache& cache) const {
+    const int64_t stages = static_cast<int64_t>(c_.dim_mult.size());
+    std::vector<int64_t> dims = {c_.decoder_base_dim * c_.dim_mult.back()};
+    for (int64_t i = stages - 1; i >= 0; --i) dims.push_back(c_.decoder_base_dim * c_.dim_mult[static_cast<size_t>(i)]);
+    Tensor x = cached_conv("decoder.conv_in", z, cache);
+    x = mid("decoder.mid_block", x, dims[0], cache);
+    for (int64_t i = 0; i < stages; ++i) {
+      const std::string p = fmt::format("decoder.up_blocks.{}", i);
+      int64_t in = dims[static_cast<size_t>(i)];
+      const int64_t out = dims[static_cast<size_t>(i) + 1];
+      if (i > 0) in /= 2;   // the upsampler before halved the channels
+      for (int64_t r = 0; r <= c_.num_res_blocks; ++r, in = out)
+        x = residual(fmt::format("{}.resnets.{}", p, r), x, in, out, cache);
+      if (i == stages - 1) continue;
+      const bool temporal = c_.temperal_downsample[static_cast<size_t>(stages - 2 - i)];   // temperal_upsample[i]
+      if (temporal) x = time_upsample(p + ".upsamplers.0", x, cache);
+      x = spatial(p + ".upsamplers.0", x, /*up=*/true);
+    }
+    return head("decoder", x, cache);
+  }
+
+  Tensor encoder(const Tensor& video, FeatureCache& cache) const {
+    const int64_t stages = static_cast<int64_t>(c_.dim_mult.size());
+    Tensor x = cached_conv("encoder.conv_in", video, cache);
+    int64_t in = c_.base_dim, index = 0;
+    double scale = 1.0;
+    for (int64_t i = 0; i < stages; ++i) {
+      const int64_t out = c_.base_dim * c_.dim_mult[static_cast<size_t>(i)];
+      for (int64_t r = 0; r < c_.num_res_blocks; ++r, in = out) {
+        x = residual(fmt::format("encoder.down_blocks.{}", index++), x, in, out, cache);
+        if (std::find(c_.attn_scales.begin(), c_.attn_scales.end(), scale) != c_.attn_scales.end())
+          x = attention(fmt::format("encoder.down_blocks.{}", index++), x);
+      }
+      if (i == stages - 1) continue;
+      const std::string p = fmt::format("encoder.down_blocks.{}", index++);
+      x = spatial(p, x, /*up=*/false);
+      if (c_.temperal_downsample[static_cast<size_t>(i)]) x = time_downsample(p, x, cache);
+      scale /= 2.0;
+    }
+    x = mid("encoder.mid_block", x, in, cache);
+    return head("encoder", x, cache);
+  }
+
+ private:
+  const WanVaeConfig& c_;
+  const std::map<std::string, Tensor>& w_;
+};
+
+}  // namespace
+
+std::map<std::string, Shape> wan_vae_tensor_shapes(const WanVaeConfig& c) {
+  std::map<std::string, Shape> e;
+  const auto conv = [&](const std::string& n, Shape w) {
+    e[n + ".bias"] = {w[0]};
+    e[n + ".weight"] = std::move(w);
+  };
+  const auto resnet = [&](const std::string& p, int64_t in, int64_t out) {
+    e[p + ".norm1.gamma"] = {in, 1, 1, 1};
+    e[p + ".norm2.gamma"] = {out, 1, 1, 1};
+    conv(p + ".conv1", {out, in, 3, 3, 3});
+    conv(p + ".conv2", {out, out, 3, 3, 3});
+    if (in != out) conv(p + ".conv_shortcut", {out, in, 1, 1, 1});
+  };
+  const auto attention = [&](const std::string& p, int64_t d) {
+    e[p + ".norm.gamma"] = {d, 1, 1};
+    conv(p + ".to_qkv", {3 * d, d, 1, 1});
+    conv(p + ".proj", {d, d, 1, 1});
+  };
+  const auto mid = [&](const std::string& p, int64_t d) {
+    resnet(p + ".resnets.0", d, d);
+    attention(p + ".attentions.0", d);
+    resnet(p + ".resnets.1", d, d);
+  };
+  const int64_t stages = static_cast<int64_t>(c.dim_mult.size());
+  // encoder
+  conv("encoder.conv_in", {c.base_dim, c.in_channels, 3, 3, 3});
+  int64_t in = c.base_dim, index = 0;
+  double scale = 1.0;
+  for (int64_t i = 0; i < stages; ++i) {
+    const int64_t out = c.base_dim * c.dim_mult[static_cast<size_t>(i)];
+    for (int64_t r = 0; r < c.num_res_blocks; ++r, in = out) {
+      resnet(fmt::format("encoder.down_blocks.{}", index++), in, out);
+      if (std::find(c.attn_scales.begin(), c.attn_scales.end(), scale) != c.attn_scales.end())
+        attention(fmt::format("encoder.down_blocks.{}", index++), out);
+    }
+    if (i == stages - 1) continue;
+    const std::string p = fmt::format("encoder.down_blocks.{}", index++);
+    conv(p + ".resample.1", {in, in, 3, 3});
+    if (c.temperal_downsample[static_cast<size_t>(i)]) conv(p + ".time_conv", {in, in, 3, 1, 1});
+    scale /= 2.0;
+  }
+  mid("encoder.mid_block", in);
+  e["encoder.norm_out.gamma"] = {in, 1, 1, 1};
+  conv("encoder.conv_out", {2 * c.z_dim, in, 3, 3, 3});
+  conv("quant_conv", {2 * c.z_dim, 2 * c.z_dim, 1, 1, 1});
+  conv("post_quant_conv", {c.z_dim, c.z_dim, 1, 1, 1});
+  // decoder
+  std::vector<int64_t> dims = {c.decoder_base_dim * c.dim_mult.back()};
+  for (int64_t i = stages - 1; i >= 0; --i) dims.push_back(c.decoder_base_dim * c.dim_mult[static_cast<size_t>(i)]);
+  conv("decoder.conv_in", {dims[0], c.z_dim, 3, 3, 3});
+  mid("decoder.mid_block", dims[0]);
+  for (int64_t i = 0; i < stages; ++i) {
+    const std::string p = fmt::format("decoder.up_blocks.{}", i);
+    int64_t bin = dims[static_cast<size_t>(i)];
+    const int64_t out = dims[static_cast<size_t>(i) + 1];
+    if (i > 0) bin /= 2;
+    for (int64_t r = 0; r <= c.num_res_blocks; ++r, bin = out) resnet(fmt::format("{}.resnets.{}", p, r), bin, out);
+    if (i == stages - 1) continue;
+    conv(p + ".upsamplers.0.resample.1", {out / 2, out, 3, 3});
+    if (c.temperal_downsample[static_cast<size_t>(stages - 2 - i)]) conv(p + ".upsamplers.0.time_conv", {2 * out, out, 3, 1, 1});
+  }
+  e["decoder.norm_out.gamma"] = {dims.back(), 1, 1, 1};
+  conv("decoder.conv_out", {c.out_channels, dims.back(), 3, 3, 3});
+  return e;
+}
+
+namespace {
+
+// diffusers clamps the decoded video to [-1, 1].
+Tensor clamp_unit(const Tensor& x) {
+  std::vector<double> v = x.to_vector();
+  for (double& e : v) e = std::clamp(e, -1.0, 1.0);
+  return Tensor::from_vector(v, x.shape(), x.dtype());
+}
+
+void check_input(const char* what, const Tensor& x, int64_t channels) {
+  if (x.dim() != 5 || x.size(1) != channels)
+    fail<ShapeError>("wan vae", what, fmt::format("[B, {}, T, H, W]", channels), shape_string(x.shape()));
+  if (x.size(2) < 1) fail<ShapeError>("wan vae", what, "at least one frame", shape_string(x.shape()));
+  if (!is_floating(x.dtype()))
+    fail<DTypeError>("wan vae", what, "a floating-point tensor", std::string(dtype_name(x.dtype())));
+}
+
+}  // namespace
+
+WanVae::WanVae(WanVaeConfig config, std::map<std::string, Tensor> weights, DType activation)
+    : config_(std::move(config)), activation_(activation) {
+  if (activation != DType::f32 && activation != DType::bf16)
+    fail<DTypeError>("wan vae", "activation", "float32 or bfloat16", std::string(dtype_name(activation)));
+  for (const auto& [name, shape] : wan_vae_tensor_shapes(config_)) {
+    auto it = weights.find(name);
+    if (it == weights.end()) fail<FormatError>("wan vae", "weights", "a tensor named '" + name + "'", "none");
+    if (it->second.shape() != shape)
+      fail<FormatError>("wan vae", name, shape_string(shape), shape_string(it->second.shape()));
+    if (!is_floating(it->second.dtype()))
+      fail<FormatError>("wan vae", name, "a floating-point tensor", std::string(dtype_name(it->second.dtype())));
+    weights_[name] = it->second.to(activation).contiguous();
+  }
+}
+
+int64_t WanVae::parameter_bytes() const {
+  int64_t total = 0;
+  for (const auto& [name, t] : weights_) total += t.numel() * static_cast<int64_t>(dtype_size(t.dtype()));
+  return total;
+}
+
+Tensor WanVae::decode(const Tensor& latents, const std::function<void(int64_t, int64_t)>& on_frame) const {
+  check_input("latents", latents, config_.z_dim);
+  const Net net(config_, weights_);
+  const Tensor z = net.causal_conv("post_quant_conv", latents.to(activation_).contiguous(), 0, 0, 0);
+  const int64_t frames = z.size(2);
+  FeatureCache cache;
+  Tensor out;
+  int64_t written = 0;
+  for (int64_t i = 0; i < frames; ++i) {
+    cache.start_chunk();
+    const Tensor y = net.decoder(z.narrow(2, i, 1), cache);
+    if (i == 0) {
+      Shape shape = y.shape();
+      shape[2] = config_.decoded_frames(frames);
+      out = Tensor::empty(shape, y.dtype());
+    }
+    out.narrow(2, written, y.size(2)).copy_from(y);
+    written += y.size(2);
+    if (on_frame) on_frame(i, frames);
+  }
+  return clamp_unit(out);
+}
+
+Tensor WanVae::encode(const Tensor& video) const {
+  check_input("video", video, config_.in_channels);
+  const int64_t t = video.size(2);
+  if ((t - 1) % config_.scale_factor_temporal != 0)
+    fail<ShapeError>("wan vae", "video", fmt::format("1 + {} k frames", config_.scale_factor_temporal),
+                     std::to_string(t) + " frames");
+  const Net net(config_, weights_);
+  const Tensor x = video.to(activation_).contiguous();
+  FeatureCache cache;
+  std::optional<Tensor> out;
+  for (int64_t start = 0; start < t;) {
+    const int64_t n = start == 0 ? 1 : config_.scale_factor_temporal;
+    cache.start_chunk();
+    const Tensor y = net.encoder(x.narrow(2, start, n).contiguous(), cache);
+    out = out ? cat_frames(*out, y) : y;
+    start += n;
+  }
+  const Tensor moments = net.causal_conv("quant_conv", *out, 0, 0, 0);
+  return moments.narrow(1, 0, config_.z_dim).contiguous();
+}
+
+WanVae load_wan_vae(const std::filesystem::path& dir, DType activation) {
+  const std::filesystem::path config_path = dir / "config.json";
+  std::ifstream in(config_path, std::ios::binary);
+  if (!in) throw FormatError(fmt::format("{}: cannot open for reading (a diffusers VAE folder has config.json)", config_path.string()));
+  std::stringstream text;
+  text << in.rdbuf();
+  WanVaeConfig config = parse_wan_vae_config(text.str(), config_path.string());
+  std::map<std::string, Tensor> weights;
+  const std::filesystem::path single = dir / "diffusion_pytorch_model.safetensors";
+  const std::filesystem::path index = dir / "diffusion_pytorch_model.safetensors.index.json";
+  std::vector<std::filesystem::path> files;
+  if (std::filesystem::exists(single)) {
+    files.push_back(single);
+  } else if (std::filesystem::exists(index)) {
+    std::ifstream idx(index, std::ios::binary);
+    std::stringstream s;
+    s << idx.rdbuf();
+    const nlohmann::json j = parse_bounded_json(s.str(), index.string(), "index");
+    if (!j.contains("weight_map") || !j["weight_map"].is_object())
+      throw FormatError(fmt::format("{}: field 'weight_map': expected an object of tensor -> file", index.string()));
+    for (const auto& [name, file] : j["weight_map"].items()) {
+      if (!file.is_string()) throw FormatError(fmt::format("{}: field 'weight_map.{}': expected a file name", index.string(), name));
+      const std::filesystem::path p = dir / file.get<std::string>();
+      if (std::find(files.begin(), files.end(), p) == files.end()) files.push_back(p);
+    }
+  } else {
+    throw FormatError(fmt::format("{}: expected diffusion_pytorch_model.safetensors or its .index.json, found neither",
+                                  dir.string()));
+  }
+  for (const auto& f : files)
+    for (auto& [name, t] : read_safetensors(f).tensors) weights[name] = t;
+  return WanVae(std::move(config), std::move(weights), activation);
+}
+
+}  // namespace fourfold::model

@@ -1,0 +1,35 @@
+// The config.json of diffusers' AutoencoderKLWan (Wan 2.1's causal video VAE, also Qwen-Image's; Wan 2.2's
+// TI2V variant sets is_residual, patch_size 2 and z_dim 48), with diffusers' defaults for absent keys.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace fourfold::model {
+
+struct WanVaeConfig {
+  int64_t base_dim = 96;
+  int64_t decoder_base_dim = 96;             // null in the file: base_dim
+  int64_t z_dim = 16;
+  std::vector<int64_t> dim_mult = {1, 2, 4, 4};
+  int64_t num_res_blocks = 2;
+  std::vector<double> attn_scales;           // encoder scales with an attention block after each residual block
+  std::vector<bool> temperal_downsample = {false, true, true};   // diffusers' spelling
+  bool is_residual = false;
+  int64_t in_channels = 3, out_channels = 3;
+  int64_t patch_size = 1;                    // null in the file: 1 (no patchify)
+  std::vector<double> latents_mean, latents_std;   // the pipelines' latent normalization, z_dim values each
+  int64_t scale_factor_temporal = 4, scale_factor_spatial = 8;
+
+  // Frames out of the decoder for `latent_frames` in: the first latent frame gives one, each later one
+  // scale_factor_temporal (through the temporal upsamplers).
+  int64_t decoded_frames(int64_t latent_frames) const;
+};
+
+// Parses config.json text; `file` names it in errors. FormatError "<file>: field '<key>': expected ..., found
+// ..." for a bad value; a config of another _class_name, or of a variant this build does not run yet
+// (is_residual, patch_size), is a FormatError that says which.
+WanVaeConfig parse_wan_vae_config(const std::string& text, const std::string& file);
+
+}  // namespace fourfold::model

@@ -1,0 +1,97 @@
+// The Wan 2.1 VAE against diffusers on a folder diffusers wrote (tests/data/diffusers, made by
+// scripts/make_diffusers_fixtures.py): encode, decode of the encoder's latents and of seeded latents.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include "check/error_metrics.h"
+#include "fourfold/errors.h"
+#include "model/safetensors.h"
+#include "model/vae/wan_vae.h"
+#include "temp_dirs.h"
+
+namespace fourfold::model {
+namespace {
+
+namespace fs = std::filesystem;
+const fs::path kTiny = fs::path(FOURFOLD_TEST_DATA_DIR) / "diffusers" / "wan2.1_tiny";
+
+std::map<std::string, Tensor> golden() {
+  std::map<std::string, Tensor> out;
+  for (auto& [name, t] : read_safetensors(kTiny / "golden.safetensors").tensors) out[name] = t;
+  return out;
+}
+
+double psnr(const Tensor& got, const Tensor& want) {
+  EXPECT_EQ(got.shape(), want.shape());
+  return compare_to_reference(got, want.to(DType::f64)).psnr_db;
+}
+
+TEST(WanVae, ReadsTheConfigDiffusersWrote) {
+  const WanVae vae = load_wan_vae(kTiny);
+  EXPECT_EQ(vae.config().z_dim, 4);
+  EXPECT_EQ(vae.config().dim_mult, (std::vector<int64_t>{1, 2, 4, 4}));
+  EXPECT_EQ(vae.config().decoder_base_dim, 4);   // null in the file: base_dim
+  EXPECT_EQ(vae.config().latents_std.size(), 4u);
+  EXPECT_EQ(vae.config().decoded_frames(3), 9);
+}
+
+TEST(WanVae, DecodesTheEncodersLatentsAsDiffusersDoes) {
+  const auto g = golden();
+  const WanVae vae = load_wan_vae(kTiny);
+  const Tensor decoded = vae.decode(g.at("latent_mean"));
+  EXPECT_GE(psnr(decoded, g.at("decoded")), 100.0);
+}
+
+TEST(WanVae, DecodesSeededLatentsFrameByFrameAsDiffusersDoes) {
+  const auto g = golden();
+  const WanVae vae = load_wan_vae(kTiny);
+  int64_t frames_seen = 0;
+  const Tensor decoded = vae.decode(g.at("z"), [&](int64_t i, int64_t n) {
+    EXPECT_EQ(i, frames_seen++);
+    EXPECT_EQ(n, 3);
+  });
+  EXPECT_EQ(frames_seen, 3);
+  EXPECT_GE(psnr(decoded, g.at("z_decoded")), 100.0);
+}
+
+TEST(WanVae, EncodesAsDiffusersDoes) {
+  const auto g = golden();
+  const WanVae vae = load_wan_vae(kTiny);
+  EXPECT_GE(psnr(vae.encode(g.at("video")), g.at("latent_mean")), 100.0);
+}
+
+TEST(WanVae, BadFoldersAndInputsNameWhatIsWrong) {
+  const testing::TempDirs dirs("wan_vae_test");
+  EXPECT_THROW(load_wan_vae(dirs.make()), FormatError);
+  // A Wan 2.2 config: refused by name, not misread.
+  std::ifstream in(kTiny / "config.json");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto at = text.find("\"is_residual\": false");
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, 20, "\"is_residual\": true");
+  try {
+    parse_wan_vae_config(text, "config.json");
+    FAIL() << "is_residual accepted";
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("field 'is_residual'"), std::string::npos) << e.what();
+  }
+  // A weight missing from the file.
+  std::map<std::string, Tensor> weights;
+  for (auto& [name, t] : read_safetensors(kTiny / "diffusion_pytorch_model.safetensors").tensors)
+    if (name != "decoder.conv_out.weight") weights[name] = t;
+  try {
+    WanVae(load_wan_vae(kTiny).config(), weights, DType::f32);
+    FAIL() << "missing weight accepted";
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("decoder.conv_out.weight"), std::string::npos) << e.what();
+  }
+  const WanVae vae = load_wan_vae(kTiny);
+  EXPECT_THROW(vae.decode(Tensor::zeros({1, 5, 1, 4, 4}, DType::f32)), ShapeError);
+  EXPECT_THROW(vae.encode(Tensor::zeros({1, 3, 4, 16, 16}, DType::f32)), ShapeError);   // not 1 + 4k frames
+}
+
+}  // namespace
+}  // namespace fourfold::model

@@ -1,0 +1,224 @@
+// fourfold vae decode | roundtrip: the Wan VAE workload (src/model/vae) on a diffusers folder or a preset
+// built in memory, writing PNG frames and printing the records: frames/s and megapixels/s, time per op (the
+// conv and pad rows), round-trip PSNR (and, on request, the decode against the float64 reference tier), and
+// memory at three levels with "outside the allocator" and the pad calls on their own lines.
+#include <chrono>
+#include <cmath>
+#include <numbers>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "check/error_metrics.h"
+#include "check/memory_workload.h"
+#include "check/report_tables.h"
+#include "commands.h"
+#include "core/counter_rng.h"
+#include "fourfold/errors.h"
+#include "fourfold/policy.h"
+#include "fourfold/profile.h"
+#include "model/npy.h"
+#include "model/vae/png_frames.h"
+#include "model/vae/wan_vae.h"
+#include "model/vae/wan_vae_presets.h"
+
+namespace fourfold::cli {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct VaeOptions {
+  std::string model_dir, preset = "wan2.1-vae-tiny", dtype = "f32", out_dir, latents_path, frames_dir;
+  std::vector<std::string> force;
+  int64_t latent_frames = 3, latent_height = 8, latent_width = 8;   // decode: seeded latents
+  int64_t frames = 5, height = 64, width = 64;                      // roundtrip: the synthetic scene
+  uint64_t seed = 0;
+  bool against_reference = false;
+  int threads = 0;
+};
+
+double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+model::WanVae open_vae(const VaeOptions& o) {
+  const DType act = parse_dtype(o.dtype);
+  if (!o.model_dir.empty()) return model::load_wan_vae(o.model_dir, act);
+  const model::WanVaeConfig config = model::wan_vae_preset(o.preset);
+  return model::WanVae(config, model::wan_vae_synthetic_weights(config, DType::f32, o.seed), act);
+}
+
+// Seeded latents as a sampler would hand them over: N(0, 1), de-normalized by the config's latents_std / mean.
+Tensor seeded_latents(const model::WanVaeConfig& c, const VaeOptions& o) {
+  Tensor z = Tensor::empty({1, c.z_dim, o.latent_frames, o.latent_height, o.latent_width}, DType::f32);
+  z.fill_normal(o.seed + 17, 0.0, 1.0);
+  if (c.latents_std.empty()) return z;
+  std::vector<double> v = z.to_vector();
+  const int64_t per_channel = o.latent_frames * o.latent_height * o.latent_width;
+  for (size_t i = 0; i < v.size(); ++i) {
+    const size_t ch = i / static_cast<size_t>(per_channel);
+    v[i] = v[i] * c.latents_std[ch] + c.latents_mean[ch];
+  }
+  return Tensor::from_vector(v, z.shape(), DType::f32);
+}
+
+// A moving scene of smooth colour fields, in [-1, 1]: something an autoencoder should give back.
+Tensor synthetic_scene(const VaeOptions& o) {
+  std::vector<double> v(static_cast<size_t>(3 * o.frames * o.height * o.width));
+  const double phase = counter_uniform(o.seed, 0) * 2 * std::numbers::pi;
+  size_t i = 0;
+  for (int64_t c = 0; c < 3; ++c)
+    for (int64_t t = 0; t < o.frames; ++t)
+      for (int64_t y = 0; y < o.height; ++y)
+        for (int64_t x = 0; x < o.width; ++x, ++i) {
+          const double u = x / double(o.width), w = y / double(o.height);
+          v[i] = 0.8 * std::sin(2 * std::numbers::pi * (u * (1 + c) + w * 0.5 + 0.05 * t) + phase + c);
+        }
+  return Tensor::from_vector(v, {1, 3, o.frames, o.height, o.width}, DType::f32);
+}
+
+uint64_t pad_calls() {
+  for (const DispatchCount& d : dispatch_counts())
+    if (d.op == "constant_pad_nd") return d.calls[0] + d.calls[1] + d.calls[2];
+  return 0;
+}
+
+void print_profile(double total_seconds) {
+  fmt::print("op time (outermost calls; % of the workload's wall time):\n");
+  for (const OpProfileRow& r : op_profile_rows())
+    fmt::print("  {:<30} {:<10} {:>7} calls {:>10.1f} ms {:>6.1f}%  {:>7.2f} GB/s\n", r.op, r.tier, r.calls,
+               r.seconds * 1e3, 100 * r.seconds / total_seconds, r.seconds > 0 ? r.bytes / r.seconds / 1e9 : 0.0);
+}
+
+void print_memory(const MemoryRecord& m, uint64_t pads, int64_t weights) {
+  using report::bytes_text;
+  fmt::print("memory (process): rss peak {} (anon {}, file {}), {} before the workload{}\n",
+             bytes_text(int64_t(m.process_peak_bytes)), bytes_text(int64_t(m.process_peak_anon_bytes)),
+             bytes_text(int64_t(m.process_peak_file_bytes)), bytes_text(int64_t(m.present_before_bytes)),
+             m.peak_reset_supported ? "" : " [peak since process start]");
+  fmt::print("memory (allocator): reserved peak {}, allocated peak {}\n", bytes_text(int64_t(m.reserved_peak_bytes)),
+             bytes_text(int64_t(m.allocated_peak_bytes)));
+  fmt::print("memory (outside the allocator): {} (the weights are {})\n", bytes_text(outside_allocator_bytes(m)),
+             bytes_text(weights));
+  fmt::print("pad calls: {}\n", pads);
+}
+
+// Runs `work` (which returns the decoded video) with the profile and the memory record around it.
+template <class F>
+Tensor measured(const char* what, const model::WanVae& vae, F&& work, double& seconds) {
+  reset_dispatch_counts();
+  start_op_profile();
+  Tensor out;
+  Clock::time_point start;
+  const MemoryRecord memory = measure_memory([&] {
+    start = Clock::now();
+    out = work();
+    seconds = seconds_since(start);
+  });
+  stop_op_profile();
+  fmt::print("{}: {:.3f} s\n", what, seconds);
+  print_profile(seconds);
+  print_memory(memory, pad_calls(), vae.parameter_bytes());
+  return out;
+}
+
+void print_header(const model::WanVae& vae, const VaeOptions& o) {
+  const model::WanVaeConfig& c = vae.config();
+  fmt::print("vae: {} (Wan 2.1 layout, base_dim {}, z_dim {}, dim_mult [{}], {} residual blocks per stage), "
+             "activations {}, weights {}\n",
+             o.model_dir.empty() ? "preset " + o.preset : o.model_dir, c.base_dim, c.z_dim,
+             fmt::join(c.dim_mult, ", "), c.num_res_blocks, dtype_name(vae.activation()),
+             report::bytes_text(vae.parameter_bytes()));
+}
+
+void finish(const Tensor& video, const VaeOptions& o, double seconds, const char* name) {
+  const int64_t frames = video.size(2), h = video.size(3), w = video.size(4);
+  fmt::print("throughput: {} frames of {}x{} in {:.3f} s: {:.3f} frames/s, {:.3f} megapixels/s\n", frames, w, h,
+             seconds, frames / seconds, frames * h * w / seconds / 1e6);
+  if (!o.out_dir.empty()) {
+    const auto paths = model::write_png_frames(o.out_dir, video, name);
+    fmt::print("wrote {} PNG frames to {}\n", paths.size(), o.out_dir);
+  }
+}
+
+Policy policy_of(const VaeOptions& o) {
+  std::string text;
+  for (const std::string& f : o.force) text += (text.empty() ? "" : ",") + f;
+  return text.empty() ? current_policy() : Policy::parse(text);
+}
+
+void against_reference(const model::WanVae& vae, const Tensor& latents, const Tensor& decoded) {
+  ScopedPolicy scope(Policy::parse("reference"));
+  const Tensor ref = vae.decode(latents);
+  const ErrorStats s = compare_to_reference(decoded, ref.to(DType::f64));
+  fmt::print("correctness: decode against the reference tier: PSNR {:.2f} dB, max abs {:.3g}\n", s.psnr_db, s.max_abs);
+}
+
+void decode_command(const VaeOptions& o) {
+  apply_threads(o.threads);
+  ScopedPolicy scope(policy_of(o));
+  const model::WanVae vae = open_vae(o);
+  print_header(vae, o);
+  const Tensor latents = o.latents_path.empty() ? seeded_latents(vae.config(), o) : model::read_npy(o.latents_path);
+  fmt::print("latents: {}\n", shape_string(latents.shape()));
+  double seconds = 0;
+  const Tensor video = measured("decode", vae, [&] {
+    return vae.decode(latents, [](int64_t i, int64_t n) { fmt::print(stderr, "\rdecode: latent frame {}/{}", i + 1, n); });
+  }, seconds);
+  fmt::print(stderr, "\n");
+  finish(video, o, seconds, "frame");
+  if (o.against_reference) against_reference(vae, latents, video);
+}
+
+void roundtrip_command(const VaeOptions& o) {
+  apply_threads(o.threads);
+  ScopedPolicy scope(policy_of(o));
+  const model::WanVae vae = open_vae(o);
+  print_header(vae, o);
+  const Tensor video = o.frames_dir.empty() ? synthetic_scene(o) : model::read_png_frames(o.frames_dir);
+  fmt::print("input: {} ({})\n", shape_string(video.shape()), o.frames_dir.empty() ? "synthetic scene" : o.frames_dir);
+  const auto start = Clock::now();
+  const Tensor latents = vae.encode(video);
+  fmt::print("encode: {:.3f} s, latents {}\n", seconds_since(start), shape_string(latents.shape()));
+  double seconds = 0;
+  const Tensor decoded = measured("decode", vae, [&] { return vae.decode(latents); }, seconds);
+  finish(decoded, o, seconds, "decoded");
+  if (!o.out_dir.empty()) model::write_png_frames(o.out_dir, video, "input");
+  const ErrorStats s = compare_to_reference(decoded, video.to(DType::f64));
+  fmt::print("correctness: round trip PSNR {:.2f} dB against the input (max abs {:.3g}){}\n", s.psnr_db, s.max_abs,
+             o.model_dir.empty() ? " [random weights: a preset is not a trained autoencoder]" : "");
+  if (o.against_reference) against_reference(vae, latents, decoded);
+}
+
+void add_common(CLI::App& cmd, VaeOptions& o) {
+  cmd.add_option("--model", o.model_dir, "a diffusers AutoencoderKLWan folder (config.json + safetensors)");
+  cmd.add_option("--preset", o.preset, "a VAE built in memory: wan2.1-vae-tiny, wan2.1-vae")->capture_default_str();
+  cmd.add_option("--dtype", o.dtype, "activations: f32 or bf16")->capture_default_str()->check(CLI::IsMember({"f32", "bf16"}));
+  cmd.add_option("--out", o.out_dir, "write PNG frames here");
+  cmd.add_option("--seed", o.seed, "seed of the preset's weights and of the synthetic inputs")->capture_default_str();
+  cmd.add_option("--force", o.force, "policy: a tier for all ops or op=tier, repeatable");
+  cmd.add_flag("--against-reference", o.against_reference, "also decode on the float64 reference tier and compare");
+  add_threads_option(cmd, o.threads);
+}
+
+}  // namespace
+
+void register_vae(CLI::App& app) {
+  auto* vae = app.add_subcommand("vae", "the Wan video VAE: decode latents, or encode and decode a video");
+  vae->require_subcommand(1);
+  static VaeOptions d, r;
+  auto* dec = vae->add_subcommand("decode", "decode latents (a .npy, or seeded) to PNG frames");
+  add_common(*dec, d);
+  dec->add_option("--latents", d.latents_path, "latents [1, z_dim, T, h, w] as .npy (default: seeded)");
+  dec->add_option("--latent-frames", d.latent_frames, "seeded latents: frames")->check(CLI::Range(1, 4096))->capture_default_str();
+  dec->add_option("--latent-height", d.latent_height, "seeded latents: height")->check(CLI::Range(1, 4096))->capture_default_str();
+  dec->add_option("--latent-width", d.latent_width, "seeded latents: width")->check(CLI::Range(1, 4096))->capture_default_str();
+  dec->callback([] { decode_command(d); });
+  auto* rt = vae->add_subcommand("roundtrip", "encode a video (PNG frames or a synthetic scene) and decode it");
+  add_common(*rt, r);
+  rt->add_option("--frames-dir", r.frames_dir, "a folder of PNG frames (1 + 4k of them, sides multiples of 8)");
+  rt->add_option("--frames", r.frames, "synthetic scene: frames (1 + 4k)")->check(CLI::Range(1, 4097))->capture_default_str();
+  rt->add_option("--height", r.height, "synthetic scene: height (a multiple of 8)")->check(CLI::Range(8, 8192))->capture_default_str();
+  rt->add_option("--width", r.width, "synthetic scene: width (a multiple of 8)")->check(CLI::Range(8, 8192))->capture_default_str();
+  rt->callback([] { roundtrip_command(r); });
+}
+
+}  // namespace fourfold::cli

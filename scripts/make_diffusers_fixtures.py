@@ -13,6 +13,8 @@ golden.safetensors (float32):
   latent_mean  the encoder's posterior mean (latent_dist.mode()) of `video`
   decoded      decode(latent_mean), clamped to [-1, 1] as diffusers does
   z            [1, z_dim, 3, h, w] seeded normal latents, and z_decoded = decode(z)
+  tiled_latent_mean, z_tiled_decoded: the same through enable_tiling(32, 32, 16, 16) (tiles of 32 pixels every
+               16, blended over the overlap)
 The weights are diffusers' initialization with every norm gain and bias drawn away from its default, so that a
 loader that dropped one would not pass by accident.
 """
@@ -51,8 +53,14 @@ def main():
             mean = vae.encode(video).latent_dist.mode()
             decoded = vae.decode(mean).sample
             z_decoded = vae.decode(z).sample
+            # Tiled, at sizes that make a grid of this small input: 32-pixel tiles every 16 pixels.
+            vae.enable_tiling(tile_sample_min_height=32, tile_sample_min_width=32, tile_sample_stride_height=16,
+                              tile_sample_stride_width=16)
+            tiled_mean = vae.encode(video).latent_dist.mode()
+            z_tiled_decoded = vae.decode(z).sample
         save_file({"video": video.contiguous(), "latent_mean": mean.contiguous(), "decoded": decoded.contiguous(),
-                   "z": z.contiguous(), "z_decoded": z_decoded.contiguous()}, out / "golden.safetensors")
+                   "z": z.contiguous(), "z_decoded": z_decoded.contiguous(), "tiled_latent_mean": tiled_mean.contiguous(),
+                   "z_tiled_decoded": z_tiled_decoded.contiguous()}, out / "golden.safetensors")
         print(name, "latent", tuple(mean.shape), "decoded", tuple(decoded.shape), "z_decoded", tuple(z_decoded.shape))
 
 

@@ -66,6 +66,22 @@ TEST(WanVae, EncodesAsDiffusersDoes) {
   EXPECT_GE(psnr(vae.encode(g.at("video")), g.at("latent_mean")), 100.0);
 }
 
+TEST(WanVae, TiledDecodeAndEncodeBlendTheirTilesAsDiffusersDoes) {
+  const auto g = golden();
+  const WanVae vae = load_wan_vae(kTiny);
+  const WanVae::Tiling tiling{32, 16};   // diffusers' enable_tiling(32, 32, 16, 16): a 2 x 2 grid here
+  int64_t tiles = 0;
+  const Tensor decoded = vae.decode_tiled(g.at("z"), tiling, [&](int64_t, int64_t n) {
+    ++tiles;
+    EXPECT_EQ(n, 6);   // latent 4 x 6 in tiles of 4 every 2: 2 rows, 3 columns
+  });
+  EXPECT_EQ(tiles, 6);
+  EXPECT_GE(psnr(decoded, g.at("z_tiled_decoded")), 100.0);
+  EXPECT_LT(psnr(decoded, g.at("z_decoded")), 80.0);   // tiling changes the output: the test above is not vacuous
+  EXPECT_GE(psnr(vae.encode_tiled(g.at("video"), tiling), g.at("tiled_latent_mean")), 100.0);
+  EXPECT_THROW(vae.decode_tiled(g.at("z"), {30, 16}), ValueError);   // not multiples of 8
+}
+
 TEST(WanVae, BadFoldersAndInputsNameWhatIsWrong) {
   const testing::TempDirs dirs("wan_vae_test");
   EXPECT_THROW(load_wan_vae(dirs.make()), FormatError);

@@ -35,6 +35,7 @@ struct VaeOptions {
   uint64_t seed = 0;
   bool against_reference = false;
   int threads = 0;
+  int64_t tile = 0, tile_stride = 192;   // diffusers' enable_tiling sizes in pixels; 0: untiled
 };
 
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
@@ -161,6 +162,11 @@ void decode_command(const VaeOptions& o) {
   fmt::print("latents: {}\n", shape_string(latents.shape()));
   double seconds = 0;
   const Tensor video = measured("decode", vae, [&] {
+    if (o.tile > 0) {
+      fmt::print("tiling: tiles of {} pixels every {} (blended over {})\n", o.tile, o.tile_stride, o.tile - o.tile_stride);
+      return vae.decode_tiled(latents, {o.tile, o.tile_stride},
+                              [](int64_t i, int64_t n) { fmt::print(stderr, "decode: tile {}/{} done\n", i + 1, n); });
+    }
     return vae.decode(latents, [](int64_t i, int64_t n) { fmt::print(stderr, "\rdecode: latent frame {}/{}", i + 1, n); });
   }, seconds);
   fmt::print(stderr, "\n");
@@ -176,10 +182,14 @@ void roundtrip_command(const VaeOptions& o) {
   const Tensor video = o.frames_dir.empty() ? synthetic_scene(o) : model::read_png_frames(o.frames_dir);
   fmt::print("input: {} ({})\n", shape_string(video.shape()), o.frames_dir.empty() ? "synthetic scene" : o.frames_dir);
   const auto start = Clock::now();
-  const Tensor latents = vae.encode(video);
+  const Tensor latents = o.tile > 0 ? vae.encode_tiled(video, {o.tile, o.tile_stride}) : vae.encode(video);
   fmt::print("encode: {:.3f} s, latents {}\n", seconds_since(start), shape_string(latents.shape()));
   double seconds = 0;
-  const Tensor decoded = measured("decode", vae, [&] { return vae.decode(latents); }, seconds);
+  const Tensor decoded = measured("decode", vae, [&] {
+    return o.tile > 0 ? vae.decode_tiled(latents, {o.tile, o.tile_stride},
+                                         [](int64_t i, int64_t n) { fmt::print(stderr, "decode: tile {}/{} done\n", i + 1, n); })
+                      : vae.decode(latents);
+  }, seconds);
   finish(decoded, o, seconds, "decoded");
   if (!o.out_dir.empty()) model::write_png_frames(o.out_dir, video, "input");
   const ErrorStats s = compare_to_reference(decoded, video.to(DType::f64));
@@ -196,6 +206,10 @@ void add_common(CLI::App& cmd, VaeOptions& o) {
   cmd.add_option("--seed", o.seed, "seed of the preset's weights and of the synthetic inputs")->capture_default_str();
   cmd.add_option("--force", o.force, "policy: a tier for all ops or op=tier, repeatable");
   cmd.add_flag("--against-reference", o.against_reference, "also decode on the float64 reference tier and compare");
+  cmd.add_option("--tile", o.tile, "tiled encode/decode: tiles of this many pixels (a multiple of 8; 0: untiled)")
+      ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
+  cmd.add_option("--tile-stride", o.tile_stride, "tiled: a tile every this many pixels (<= --tile)")
+      ->capture_default_str()->check(CLI::Range(int64_t(8), int64_t(1) << 20));
   add_threads_option(cmd, o.threads);
 }
 

@@ -15,6 +15,7 @@
 #include "fourfold/ops.h"
 #include "model/bounded_json.h"
 #include "model/safetensors.h"
+#include "model/vae/tiled.h"
 
 namespace fourfold::model {
 namespace {
@@ -345,8 +346,8 @@ int64_t WanVae::parameter_bytes() const {
   return total;
 }
 
-Tensor WanVae::decode(const Tensor& latents, const std::function<void(int64_t, int64_t)>& on_frame) const {
-  check_input("latents", latents, config_.z_dim);
+// The decoder over every latent frame, unclamped (a tile's output is blended before the clamp).
+Tensor WanVae::decode_frames(const Tensor& latents, const std::function<void(int64_t, int64_t)>& on_frame) const {
   const Net net(config_, weights_);
   const Tensor z = net.causal_conv("post_quant_conv", latents.to(activation_).contiguous(), 0, 0, 0);
   const int64_t frames = z.size(2);
@@ -365,15 +366,16 @@ Tensor WanVae::decode(const Tensor& latents, const std::function<void(int64_t, i
     written += y.size(2);
     if (on_frame) on_frame(i, frames);
   }
-  return clamp_unit(out);
+  return out;
 }
 
-Tensor WanVae::encode(const Tensor& video) const {
-  check_input("video", video, config_.in_channels);
+Tensor WanVae::decode(const Tensor& latents, const std::function<void(int64_t, int64_t)>& on_frame) const {
+  check_input("latents", latents, config_.z_dim);
+  return clamp_unit(decode_frames(latents, on_frame));
+}
+
+Tensor WanVae::encode_moments(const Tensor& video) const {
   const int64_t t = video.size(2);
-  if ((t - 1) % config_.scale_factor_temporal != 0)
-    fail<ShapeError>("wan vae", "video", fmt::format("1 + {} k frames", config_.scale_factor_temporal),
-                     std::to_string(t) + " frames");
   const Net net(config_, weights_);
   const Tensor x = video.to(activation_).contiguous();
   FeatureCache cache;
@@ -385,8 +387,60 @@ Tensor WanVae::encode(const Tensor& video) const {
     out = out ? cat_frames(*out, y) : y;
     start += n;
   }
-  const Tensor moments = net.causal_conv("quant_conv", *out, 0, 0, 0);
-  return moments.narrow(1, 0, config_.z_dim).contiguous();
+  return net.causal_conv("quant_conv", *out, 0, 0, 0);
+}
+
+void WanVae::check_video(const Tensor& video) const {
+  check_input("video", video, config_.in_channels);
+  const int64_t t = video.size(2);
+  if ((t - 1) % config_.scale_factor_temporal != 0)
+    fail<ShapeError>("wan vae", "video", fmt::format("1 + {} k frames", config_.scale_factor_temporal),
+                     std::to_string(t) + " frames");
+  const int64_t s = config_.scale_factor_spatial;
+  if (video.size(3) % s != 0 || video.size(4) % s != 0)
+    fail<ShapeError>("wan vae", "video", fmt::format("height and width multiples of {}", s), shape_string(video.shape()));
+}
+
+Tensor WanVae::encode(const Tensor& video) const {
+  check_video(video);
+  return encode_moments(video).narrow(1, 0, config_.z_dim).contiguous();
+}
+
+namespace {
+
+void check_tiling(const WanVae::Tiling& t, int64_t scale) {
+  if (t.tile < scale || t.stride < scale || t.stride > t.tile || t.tile % scale != 0 || t.stride % scale != 0)
+    fail<ValueError>("wan vae", "tiling", fmt::format("multiples of {} with stride <= tile", scale),
+                     fmt::format("tile {}, stride {}", t.tile, t.stride));
+}
+
+}  // namespace
+
+Tensor WanVae::decode_tiled(const Tensor& latents, const Tiling& tiling,
+                            const std::function<void(int64_t, int64_t)>& on_tile) const {
+  check_input("latents", latents, config_.z_dim);
+  const int64_t s = config_.scale_factor_spatial;
+  check_tiling(tiling, s);
+  const int64_t h = latents.size(3), w = latents.size(4), tile = tiling.tile / s;
+  if (h <= tile && w <= tile) return decode(latents);   // diffusers tiles only what does not fit in one tile
+  const TileGrid grid{tile, tiling.stride / s, tiling.stride, tiling.tile - tiling.stride, h * s, w * s};
+  const Tensor out = run_tiled(latents, grid, [&](const Tensor& part, int64_t i, int64_t n) {
+    Tensor y = decode_frames(part, {});
+    if (on_tile) on_tile(i, n);
+    return y;
+  });
+  return clamp_unit(out).to(activation_);
+}
+
+Tensor WanVae::encode_tiled(const Tensor& video, const Tiling& tiling) const {
+  check_video(video);
+  const int64_t s = config_.scale_factor_spatial;
+  check_tiling(tiling, s);
+  const int64_t h = video.size(3), w = video.size(4);
+  if (h <= tiling.tile && w <= tiling.tile) return encode(video);
+  const TileGrid grid{tiling.tile, tiling.stride, tiling.stride / s, (tiling.tile - tiling.stride) / s, h / s, w / s};
+  const Tensor moments = run_tiled(video, grid, [&](const Tensor& part, int64_t, int64_t) { return encode_moments(part); });
+  return moments.narrow(1, 0, config_.z_dim).contiguous().to(activation_);
 }
 
 WanVae load_wan_vae(const std::filesystem::path& dir, DType activation) {

@@ -28,12 +28,23 @@ class WanVae {
   // W/8] (diffusers' latent_dist.mode()).
   Tensor encode(const Tensor& video) const;
 
+  // diffusers' enable_tiling(): tiles of `tile` x `tile` output pixels every `stride`, blended over the
+  // overlap; an input that fits in one tile runs untiled, as in diffusers. on_tile(i, n) after each tile.
+  struct Tiling {
+    int64_t tile = 256, stride = 192;
+  };
+  Tensor decode_tiled(const Tensor& latents, const Tiling& tiling,
+                      const std::function<void(int64_t, int64_t)>& on_tile = {}) const;
+  Tensor encode_tiled(const Tensor& video, const Tiling& tiling) const;
+
   const WanVaeConfig& config() const { return config_; }
   DType activation() const { return activation_; }
   int64_t parameter_bytes() const;
 
  private:
-  struct Impl;
+  Tensor decode_frames(const Tensor& latents, const std::function<void(int64_t, int64_t)>& on_frame) const;
+  Tensor encode_moments(const Tensor& video) const;   // [B, 2 z_dim, ...]: mean, then log-variance
+  void check_video(const Tensor& video) const;
   WanVaeConfig config_;
   DType activation_;
   std::map<std::string, Tensor> weights_;

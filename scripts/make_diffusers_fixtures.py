@@ -31,7 +31,14 @@ MODELS = {
     "wan2.1_tiny": dict(base_dim=4, z_dim=4, dim_mult=[1, 2, 4, 4], num_res_blocks=1, attn_scales=[],
                         temperal_downsample=[False, True, True], latents_mean=[0.1, -0.2, 0.3, -0.4],
                         latents_std=[1.5, 2.0, 0.5, 1.0]),
+    # Wan 2.2 TI2V's layout (residual down/up blocks with their AvgDown3D / DupUp3D shortcuts, patch size 2,
+    # 12 channels in and out, 16x spatial compression) at small widths.
+    "wan2.2_tiny": dict(base_dim=2, decoder_base_dim=4, z_dim=8, dim_mult=[1, 2, 4, 4], num_res_blocks=1,
+                        attn_scales=[], temperal_downsample=[False, True, True], is_residual=True, patch_size=2,
+                        in_channels=12, out_channels=12, scale_factor_spatial=16, latents_mean=[0.0] * 8,
+                        latents_std=[1.0] * 8),
 }
+SIZES = {"wan2.1_tiny": (32, 48), "wan2.2_tiny": (32, 48)}
 
 
 def main():
@@ -47,15 +54,18 @@ def main():
         out = OUT / name
         vae.save_pretrained(out, safe_serialization=True)
         g = torch.Generator().manual_seed(1)
-        video = torch.rand(1, 3, 5, 32, 48, generator=g) * 2 - 1
-        z = torch.randn(1, cfg["z_dim"], 3, 4, 6, generator=g)
+        h, w = SIZES[name]
+        video = torch.rand(1, 3, 5, h, w, generator=g) * 2 - 1
+        z = torch.randn(1, cfg["z_dim"], 3, h // cfg["scale_factor_spatial"] if "scale_factor_spatial" in cfg else h // 8,
+                        w // cfg.get("scale_factor_spatial", 8), generator=g)
         with torch.no_grad():
             mean = vae.encode(video).latent_dist.mode()
             decoded = vae.decode(mean).sample
             z_decoded = vae.decode(z).sample
             # Tiled, at sizes that make a grid of this small input: 32-pixel tiles every 16 pixels.
-            vae.enable_tiling(tile_sample_min_height=32, tile_sample_min_width=32, tile_sample_stride_height=16,
-                              tile_sample_stride_width=16)
+            tile = 32
+            vae.enable_tiling(tile_sample_min_height=tile, tile_sample_min_width=tile, tile_sample_stride_height=tile // 2,
+                              tile_sample_stride_width=tile // 2)
             tiled_mean = vae.encode(video).latent_dist.mode()
             z_tiled_decoded = vae.decode(z).sample
         save_file({"video": video.contiguous(), "latent_mean": mean.contiguous(), "decoded": decoded.contiguous(),

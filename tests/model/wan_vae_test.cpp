@@ -82,20 +82,37 @@ TEST(WanVae, TiledDecodeAndEncodeBlendTheirTilesAsDiffusersDoes) {
   EXPECT_THROW(vae.decode_tiled(g.at("z"), {30, 16}), ValueError);   // not multiples of 8
 }
 
+// Wan 2.2 TI2V's layout: residual blocks with AvgDown3D / DupUp3D shortcuts, patch size 2, 12 channels.
+const fs::path kTiny22 = fs::path(FOURFOLD_TEST_DATA_DIR) / "diffusers" / "wan2.2_tiny";
+
+TEST(WanVae, Wan22ResidualVariantEncodesAndDecodesAsDiffusersDoes) {
+  std::map<std::string, Tensor> g;
+  for (auto& [name, t] : read_safetensors(kTiny22 / "golden.safetensors").tensors) g[name] = t;
+  const WanVae vae = load_wan_vae(kTiny22);
+  EXPECT_TRUE(vae.config().is_residual);
+  EXPECT_EQ(vae.config().patch_size, 2);
+  EXPECT_GE(psnr(vae.encode(g.at("video")), g.at("latent_mean")), 100.0);
+  EXPECT_GE(psnr(vae.decode(g.at("latent_mean")), g.at("decoded")), 100.0);
+  EXPECT_GE(psnr(vae.decode(g.at("z")), g.at("z_decoded")), 100.0);
+  const WanVae::Tiling tiling{32, 16};
+  EXPECT_GE(psnr(vae.decode_tiled(g.at("z"), tiling), g.at("z_tiled_decoded")), 100.0);
+  EXPECT_GE(psnr(vae.encode_tiled(g.at("video"), tiling), g.at("tiled_latent_mean")), 100.0);
+}
+
 TEST(WanVae, BadFoldersAndInputsNameWhatIsWrong) {
   const testing::TempDirs dirs("wan_vae_test");
   EXPECT_THROW(load_wan_vae(dirs.make()), FormatError);
-  // A Wan 2.2 config: refused by name, not misread.
+  // A patch size the channels do not divide into: refused by name, not misread.
   std::ifstream in(kTiny / "config.json");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const auto at = text.find("\"is_residual\": false");
+  const auto at = text.find("\"patch_size\": null");
   ASSERT_NE(at, std::string::npos);
-  text.replace(at, 20, "\"is_residual\": true");
+  text.replace(at, 18, "\"patch_size\": 2");
   try {
     parse_wan_vae_config(text, "config.json");
-    FAIL() << "is_residual accepted";
+    FAIL() << "patch_size 2 with 3 channels accepted";
   } catch (const FormatError& e) {
-    EXPECT_NE(std::string(e.what()).find("field 'is_residual'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("field 'in_channels'"), std::string::npos) << e.what();
   }
   // A weight missing from the file.
   std::map<std::string, Tensor> weights;

@@ -61,6 +61,14 @@ TEST(VaeCommand, MakeModelWritesADiffusersFolderTheLoaderReads) {
   EXPECT_EQ(fourfold("make-model --preset wan2.1-vae-tiny --dtype fp8 --out " + dir.string()).status, 2);
 }
 
+TEST(VaeCommand, Wan22PresetRoundTripsThroughPatches) {
+  const auto r = fourfold("vae roundtrip --preset wan2.2-vae-tiny --frames 5 --height 32 --width 32");
+  ASSERT_EQ(r.status, 0) << r.out;
+  EXPECT_NE(r.out.find("Wan 2.2 residual, patch size 2"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("latents [1, 8, 2, 2, 2]"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("throughput: 5 frames of 32x32"), std::string::npos) << r.out;
+}
+
 TEST(VaeCommand, BadInputIsNamed) {
   auto r = fourfold("vae decode --model /nonexistent/vae");
   EXPECT_EQ(r.status, 2);

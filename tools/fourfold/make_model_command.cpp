@@ -18,7 +18,7 @@ void register_make_model(CLI::App& app) {
   static double shard_mib = double(model::kDefaultMaxShardBytes >> 20);
   cmd->add_option("--preset", preset,
                   "tiny-moe, tiny-qwen3, tiny-llama, small-moe, qwen3-30b-a3b; or a Wan VAE in the diffusers layout: "
-                  "wan2.1-vae-tiny, wan2.1-vae")
+                  "wan2.1-vae-tiny, wan2.1-vae, wan2.2-vae-tiny, wan2.2-vae")
       ->required();
   cmd->add_option("--out", out, "the folder to write")->required();
   cmd->add_option("--dtype", dtype, "bf16, or fp8 (e4m3 with 128x128 block scales); a VAE: f32 or bf16")

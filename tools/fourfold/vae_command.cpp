@@ -123,9 +123,11 @@ Tensor measured(const char* what, const model::WanVae& vae, F&& work, double& se
 
 void print_header(const model::WanVae& vae, const VaeOptions& o) {
   const model::WanVaeConfig& c = vae.config();
-  fmt::print("vae: {} (Wan 2.1 layout, base_dim {}, z_dim {}, dim_mult [{}], {} residual blocks per stage), "
+  fmt::print("vae: {} ({} layout, base_dim {}, z_dim {}, dim_mult [{}], {} residual blocks per stage), "
              "activations {}, weights {}\n",
-             o.model_dir.empty() ? "preset " + o.preset : o.model_dir, c.base_dim, c.z_dim,
+             o.model_dir.empty() ? "preset " + o.preset : o.model_dir,
+             c.is_residual ? fmt::format("Wan 2.2 residual, patch size {}", c.patch_size) : std::string("Wan 2.1"),
+             c.base_dim, c.z_dim,
              fmt::join(c.dim_mult, ", "), c.num_res_blocks, dtype_name(vae.activation()),
              report::bytes_text(vae.parameter_bytes()));
 }
@@ -200,7 +202,8 @@ void roundtrip_command(const VaeOptions& o) {
 
 void add_common(CLI::App& cmd, VaeOptions& o) {
   cmd.add_option("--model", o.model_dir, "a diffusers AutoencoderKLWan folder (config.json + safetensors)");
-  cmd.add_option("--preset", o.preset, "a VAE built in memory: wan2.1-vae-tiny, wan2.1-vae")->capture_default_str();
+  cmd.add_option("--preset", o.preset, "a VAE built in memory: wan2.1-vae-tiny, wan2.1-vae, wan2.2-vae-tiny, wan2.2-vae")
+      ->capture_default_str();
   cmd.add_option("--dtype", o.dtype, "activations: f32 or bf16")->capture_default_str()->check(CLI::IsMember({"f32", "bf16"}));
   cmd.add_option("--out", o.out_dir, "write PNG frames here");
   cmd.add_option("--seed", o.seed, "seed of the preset's weights and of the synthetic inputs")->capture_default_str();
@@ -228,10 +231,10 @@ void register_vae(CLI::App& app) {
   dec->callback([] { decode_command(d); });
   auto* rt = vae->add_subcommand("roundtrip", "encode a video (PNG frames or a synthetic scene) and decode it");
   add_common(*rt, r);
-  rt->add_option("--frames-dir", r.frames_dir, "a folder of PNG frames (1 + 4k of them, sides multiples of 8)");
+  rt->add_option("--frames-dir", r.frames_dir, "a folder of PNG frames (1 + 4k of them, sides multiples of the spatial factor)");
   rt->add_option("--frames", r.frames, "synthetic scene: frames (1 + 4k)")->check(CLI::Range(1, 4097))->capture_default_str();
-  rt->add_option("--height", r.height, "synthetic scene: height (a multiple of 8)")->check(CLI::Range(8, 8192))->capture_default_str();
-  rt->add_option("--width", r.width, "synthetic scene: width (a multiple of 8)")->check(CLI::Range(8, 8192))->capture_default_str();
+  rt->add_option("--height", r.height, "synthetic scene: height (a multiple of 8; 16 for Wan 2.2)")->check(CLI::Range(8, 8192))->capture_default_str();
+  rt->add_option("--width", r.width, "synthetic scene: width (a multiple of 8; 16 for Wan 2.2)")->check(CLI::Range(8, 8192))->capture_default_str();
   rt->callback([] { roundtrip_command(r); });
 }
 

@@ -37,6 +37,46 @@ Tensor last_frames(const Tensor& x, int64_t n) {
   return x.narrow(2, x.size(2) - t, t).clone();
 }
 
+// AvgDown3D, Wan 2.2's down-block shortcut: frames padded in front to a multiple of ft, each ft x fs x fs
+// block of pixels turned into channels (channel c * factor + block position), then the mean of every
+// C * factor / out consecutive channels.
+Tensor avg_down(Tensor x, int64_t out, int64_t ft, int64_t fs) {
+  if (const int64_t pad = (ft - x.size(2) % ft) % ft; pad > 0) x = constant_pad_nd(x, {0, 0, 0, 0, pad, 0});
+  const int64_t b = x.size(0), c = x.size(1), t = x.size(2) / ft, h = x.size(3) / fs, w = x.size(4) / fs;
+  const int64_t group = c * ft * fs * fs / out;
+  const Tensor blocks = x.contiguous().view({b, c, t, ft, h, fs, w, fs}).permute({0, 1, 3, 5, 7, 2, 4, 6}).contiguous()
+                            .view({b, out, group, t, h, w});
+  Tensor sum = blocks.select(2, 0).contiguous();
+  for (int64_t g = 1; g < group; ++g) sum = add(sum, blocks.select(2, g));
+  return mul(sum, Tensor::full({1}, 1.0 / static_cast<double>(group), x.dtype()));
+}
+
+// DupUp3D, Wan 2.2's up-block shortcut: channels repeated out * factor / C times, then each group of factor
+// channels spread over an ft x fs x fs block of pixels; the first chunk drops its first ft - 1 frames.
+Tensor dup_up(const Tensor& x, int64_t out, int64_t ft, int64_t fs, bool first_chunk) {
+  const int64_t b = x.size(0), c = x.size(1), t = x.size(2), h = x.size(3), w = x.size(4);
+  const int64_t repeats = out * ft * fs * fs / c;
+  Tensor rep = Tensor::empty({b, c, repeats, t, h, w}, x.dtype());
+  rep.copy_from(x.unsqueeze(2).expand({b, c, repeats, t, h, w}));
+  Tensor y = rep.view({b, out, ft, fs, fs, t, h, w}).permute({0, 1, 5, 2, 6, 3, 7, 4}).contiguous()
+                 .view({b, out, t * ft, h * fs, w * fs});
+  return first_chunk && ft > 1 ? y.narrow(2, ft - 1, y.size(2) - (ft - 1)).contiguous() : y;
+}
+
+// diffusers' patchify: [B, C, T, H, W] -> [B, C p p, T, H/p, W/p], channel c * p * p + (x in the patch) * p +
+// (y in the patch); unpatchify is its inverse.
+Tensor patchify(const Tensor& x, int64_t p) {
+  if (p == 1) return x;
+  const int64_t b = x.size(0), c = x.size(1), t = x.size(2), h = x.size(3) / p, w = x.size(4) / p;
+  return x.contiguous().view({b, c, t, h, p, w, p}).permute({0, 1, 6, 4, 2, 3, 5}).contiguous().view({b, c * p * p, t, h, w});
+}
+
+Tensor unpatchify(const Tensor& x, int64_t p) {
+  if (p == 1) return x;
+  const int64_t b = x.size(0), c = x.size(1) / (p * p), t = x.size(2), h = x.size(3), w = x.size(4);
+  return x.contiguous().view({b, c, p, p, t, h, w}).permute({0, 1, 4, 5, 3, 6, 2}).contiguous().view({b, c, t, h * p, w * p});
+}
+
 // One causal conv's memory of the frames before the current chunk. Upsamplers mark their first chunk "rep"
 // (the first latent frame is not doubled in time), as diffusers does with the string "Rep".
 struct Slot {
@@ -57,6 +97,13 @@ class FeatureCache {
   std::vector<Slot> slots_;
   size_t next_ = 0;
 };
+
+// The decoder's stage widths: decoder_base_dim times [dim_mult[-1], *reversed(dim_mult)].
+std::vector<int64_t> decoder_dims(const WanVaeConfig& c) {
+  std::vector<int64_t> dims = {c.decoder_base_dim * c.dim_mult.back()};
+  for (auto it = c.dim_mult.rbegin(); it != c.dim_mult.rend(); ++it) dims.push_back(c.decoder_base_dim * *it);
+  return dims;
+}
 
 class Net {
  public:
@@ -190,25 +237,49 @@ class Net {
     return cached_conv(p + ".conv_out", norm_silu(p + ".norm_out", x), cache);
   }
 
-  Tensor decoder(const Tensor& z, FeatureCache& cache) const {
+  // Wan 2.1: WanUpBlock (the upsampler halves the channels, "upsamplers.0"); Wan 2.2 (is_residual):
+  // WanResidualUpBlock (the upsampler keeps them, "upsampler", plus the DupUp3D shortcut around the block).
+  Tensor decoder(const Tensor& z, FeatureCache& cache, bool first_chunk) const {
     const int64_t stages = static_cast<int64_t>(c_.dim_mult.size());
-    std::vector<int64_t> dims = {c_.decoder_base_dim * c_.dim_mult.back()};
-    for (int64_t i = stages - 1; i >= 0; --i) dims.push_back(c_.decoder_base_dim * c_.dim_mult[static_cast<size_t>(i)]);
+    const std::vector<int64_t> dims = decoder_dims(c_);
     Tensor x = cached_conv("decoder.conv_in", z, cache);
     x = mid("decoder.mid_block", x, dims[0], cache);
     for (int64_t i = 0; i < stages; ++i) {
       const std::string p = fmt::format("decoder.up_blocks.{}", i);
       int64_t in = dims[static_cast<size_t>(i)];
       const int64_t out = dims[static_cast<size_t>(i) + 1];
-      if (i > 0) in /= 2;   // the upsampler before halved the channels
+      if (i > 0 && !c_.is_residual) in /= 2;   // the Wan 2.1 upsampler before halved the channels
+      const Tensor block_in = x;
       for (int64_t r = 0; r <= c_.num_res_blocks; ++r, in = out)
         x = residual(fmt::format("{}.resnets.{}", p, r), x, in, out, cache);
       if (i == stages - 1) continue;
       const bool temporal = c_.temperal_downsample[static_cast<size_t>(stages - 2 - i)];   // temperal_upsample[i]
-      if (temporal) x = time_upsample(p + ".upsamplers.0", x, cache);
-      x = spatial(p + ".upsamplers.0", x, /*up=*/true);
+      const std::string up = p + (c_.is_residual ? ".upsampler" : ".upsamplers.0");
+      if (temporal) x = time_upsample(up, x, cache);
+      x = spatial(up, x, /*up=*/true);
+      if (c_.is_residual) x = add(x, dup_up(block_in, out, temporal ? 2 : 1, 2, first_chunk));
     }
     return head("decoder", x, cache);
+  }
+
+  // Wan 2.2: WanResidualDownBlock per stage (resnets, "downsampler", plus the AvgDown3D shortcut).
+  Tensor residual_encoder_stages(Tensor x, FeatureCache& cache, int64_t& in) const {
+    const int64_t stages = static_cast<int64_t>(c_.dim_mult.size());
+    for (int64_t i = 0; i < stages; ++i) {
+      const std::string p = fmt::format("encoder.down_blocks.{}", i);
+      const int64_t out = c_.base_dim * c_.dim_mult[static_cast<size_t>(i)];
+      const bool down = i != stages - 1, temporal = down && c_.temperal_downsample[static_cast<size_t>(i)];
+      const Tensor block_in = x;
+      for (int64_t r = 0; r < c_.num_res_blocks; ++r, in = out)
+        x = residual(fmt::format("{}.resnets.{}", p, r), x, in, out, cache);
+      if (down) {
+        x = spatial(p + ".downsampler", x, /*up=*/false);
+        if (temporal) x = time_downsample(p + ".downsampler", x, cache);
+      }
+      x = add(x, avg_down(block_in, out, temporal ? 2 : 1, down ? 2 : 1));
+      in = out;
+    }
+    return x;
   }
 
   Tensor encoder(const Tensor& video, FeatureCache& cache) const {
@@ -216,6 +287,11 @@ class Net {
     Tensor x = cached_conv("encoder.conv_in", video, cache);
     int64_t in = c_.base_dim, index = 0;
     double scale = 1.0;
+    if (c_.is_residual) {
+      x = residual_encoder_stages(x, cache, in);
+      x = mid("encoder.mid_block", x, in, cache);
+      return head("encoder", x, cache);
+    }
     for (int64_t i = 0; i < stages; ++i) {
       const int64_t out = c_.base_dim * c_.dim_mult[static_cast<size_t>(i)];
       for (int64_t r = 0; r < c_.num_res_blocks; ++r, in = out) {
@@ -268,7 +344,16 @@ std::map<std::string, Shape> wan_vae_tensor_shapes(const WanVaeConfig& c) {
   conv("encoder.conv_in", {c.base_dim, c.in_channels, 3, 3, 3});
   int64_t in = c.base_dim, index = 0;
   double scale = 1.0;
-  for (int64_t i = 0; i < stages; ++i) {
+  for (int64_t i = 0; i < stages && c.is_residual; ++i) {
+    const std::string p = fmt::format("encoder.down_blocks.{}", i);
+    const int64_t out = c.base_dim * c.dim_mult[static_cast<size_t>(i)];
+    for (int64_t r = 0; r < c.num_res_blocks; ++r, in = out) resnet(fmt::format("{}.resnets.{}", p, r), in, out);
+    in = out;
+    if (i == stages - 1) continue;
+    conv(p + ".downsampler.resample.1", {out, out, 3, 3});
+    if (c.temperal_downsample[static_cast<size_t>(i)]) conv(p + ".downsampler.time_conv", {out, out, 3, 1, 1});
+  }
+  for (int64_t i = 0; i < stages && !c.is_residual; ++i) {
     const int64_t out = c.base_dim * c.dim_mult[static_cast<size_t>(i)];
     for (int64_t r = 0; r < c.num_res_blocks; ++r, in = out) {
       resnet(fmt::format("encoder.down_blocks.{}", index++), in, out);
@@ -287,19 +372,19 @@ std::map<std::string, Shape> wan_vae_tensor_shapes(const WanVaeConfig& c) {
   conv("quant_conv", {2 * c.z_dim, 2 * c.z_dim, 1, 1, 1});
   conv("post_quant_conv", {c.z_dim, c.z_dim, 1, 1, 1});
   // decoder
-  std::vector<int64_t> dims = {c.decoder_base_dim * c.dim_mult.back()};
-  for (int64_t i = stages - 1; i >= 0; --i) dims.push_back(c.decoder_base_dim * c.dim_mult[static_cast<size_t>(i)]);
+  const std::vector<int64_t> dims = decoder_dims(c);
   conv("decoder.conv_in", {dims[0], c.z_dim, 3, 3, 3});
   mid("decoder.mid_block", dims[0]);
   for (int64_t i = 0; i < stages; ++i) {
     const std::string p = fmt::format("decoder.up_blocks.{}", i);
     int64_t bin = dims[static_cast<size_t>(i)];
     const int64_t out = dims[static_cast<size_t>(i) + 1];
-    if (i > 0) bin /= 2;
+    if (i > 0 && !c.is_residual) bin /= 2;
     for (int64_t r = 0; r <= c.num_res_blocks; ++r, bin = out) resnet(fmt::format("{}.resnets.{}", p, r), bin, out);
     if (i == stages - 1) continue;
-    conv(p + ".upsamplers.0.resample.1", {out / 2, out, 3, 3});
-    if (c.temperal_downsample[static_cast<size_t>(stages - 2 - i)]) conv(p + ".upsamplers.0.time_conv", {2 * out, out, 3, 1, 1});
+    const std::string up = p + (c.is_residual ? ".upsampler" : ".upsamplers.0");
+    conv(up + ".resample.1", {c.is_residual ? out : out / 2, out, 3, 3});
+    if (c.temperal_downsample[static_cast<size_t>(stages - 2 - i)]) conv(up + ".time_conv", {2 * out, out, 3, 1, 1});
   }
   e["decoder.norm_out.gamma"] = {dims.back(), 1, 1, 1};
   conv("decoder.conv_out", {c.out_channels, dims.back(), 3, 3, 3});
@@ -346,7 +431,8 @@ int64_t WanVae::parameter_bytes() const {
   return total;
 }
 
-// The decoder over every latent frame, unclamped (a tile's output is blended before the clamp).
+// The decoder over every latent frame, unclamped and still patchified (tiles are blended in patch space,
+// before the clamp, as diffusers does).
 Tensor WanVae::decode_frames(const Tensor& latents, const std::function<void(int64_t, int64_t)>& on_frame) const {
   const Net net(config_, weights_);
   const Tensor z = net.causal_conv("post_quant_conv", latents.to(activation_).contiguous(), 0, 0, 0);
@@ -356,7 +442,7 @@ Tensor WanVae::decode_frames(const Tensor& latents, const std::function<void(int
   int64_t written = 0;
   for (int64_t i = 0; i < frames; ++i) {
     cache.start_chunk();
-    const Tensor y = net.decoder(z.narrow(2, i, 1), cache);
+    const Tensor y = net.decoder(z.narrow(2, i, 1), cache, /*first_chunk=*/i == 0);
     if (i == 0) {
       Shape shape = y.shape();
       shape[2] = config_.decoded_frames(frames);
@@ -371,13 +457,13 @@ Tensor WanVae::decode_frames(const Tensor& latents, const std::function<void(int
 
 Tensor WanVae::decode(const Tensor& latents, const std::function<void(int64_t, int64_t)>& on_frame) const {
   check_input("latents", latents, config_.z_dim);
-  return clamp_unit(decode_frames(latents, on_frame));
+  return clamp_unit(unpatchify(decode_frames(latents, on_frame), config_.patch_size));
 }
 
 Tensor WanVae::encode_moments(const Tensor& video) const {
   const int64_t t = video.size(2);
   const Net net(config_, weights_);
-  const Tensor x = video.to(activation_).contiguous();
+  const Tensor x = video.to(activation_).contiguous();   // patchified by the caller
   FeatureCache cache;
   std::optional<Tensor> out;
   for (int64_t start = 0; start < t;) {
@@ -391,7 +477,7 @@ Tensor WanVae::encode_moments(const Tensor& video) const {
 }
 
 void WanVae::check_video(const Tensor& video) const {
-  check_input("video", video, config_.in_channels);
+  check_input("video", video, config_.pixel_channels(true));
   const int64_t t = video.size(2);
   if ((t - 1) % config_.scale_factor_temporal != 0)
     fail<ShapeError>("wan vae", "video", fmt::format("1 + {} k frames", config_.scale_factor_temporal),
@@ -403,7 +489,7 @@ void WanVae::check_video(const Tensor& video) const {
 
 Tensor WanVae::encode(const Tensor& video) const {
   check_video(video);
-  return encode_moments(video).narrow(1, 0, config_.z_dim).contiguous();
+  return encode_moments(patchify(video, config_.patch_size)).narrow(1, 0, config_.z_dim).contiguous();
 }
 
 namespace {
@@ -421,25 +507,28 @@ Tensor WanVae::decode_tiled(const Tensor& latents, const Tiling& tiling,
   check_input("latents", latents, config_.z_dim);
   const int64_t s = config_.scale_factor_spatial;
   check_tiling(tiling, s);
-  const int64_t h = latents.size(3), w = latents.size(4), tile = tiling.tile / s;
+  const int64_t h = latents.size(3), w = latents.size(4), tile = tiling.tile / s, p = config_.patch_size;
   if (h <= tile && w <= tile) return decode(latents);   // diffusers tiles only what does not fit in one tile
-  const TileGrid grid{tile, tiling.stride / s, tiling.stride, tiling.tile - tiling.stride, h * s, w * s};
+  // Output tiles stay patchified: strides and the blend are in patch units, as diffusers has them.
+  const TileGrid grid{tile, tiling.stride / s, tiling.stride / p, tiling.tile / p - tiling.stride / p, h * s / p, w * s / p};
   const Tensor out = run_tiled(latents, grid, [&](const Tensor& part, int64_t i, int64_t n) {
     Tensor y = decode_frames(part, {});
     if (on_tile) on_tile(i, n);
     return y;
   });
-  return clamp_unit(out).to(activation_);
+  return clamp_unit(unpatchify(out, p)).to(activation_);
 }
 
 Tensor WanVae::encode_tiled(const Tensor& video, const Tiling& tiling) const {
   check_video(video);
   const int64_t s = config_.scale_factor_spatial;
   check_tiling(tiling, s);
-  const int64_t h = video.size(3), w = video.size(4);
+  const int64_t h = video.size(3), w = video.size(4), p = config_.patch_size, r = s / p;
   if (h <= tiling.tile && w <= tiling.tile) return encode(video);
-  const TileGrid grid{tiling.tile, tiling.stride, tiling.stride / s, (tiling.tile - tiling.stride) / s, h / s, w / s};
-  const Tensor moments = run_tiled(video, grid, [&](const Tensor& part, int64_t, int64_t) { return encode_moments(part); });
+  // diffusers cuts the patchified video into tiles of `tile` patch pixels: the grid is in patch space.
+  const TileGrid grid{tiling.tile, tiling.stride, tiling.stride / r, tiling.tile / r - tiling.stride / r, h / s, w / s};
+  const Tensor moments = run_tiled(patchify(video, p), grid,
+                                   [&](const Tensor& part, int64_t, int64_t) { return encode_moments(part); });
   return moments.narrow(1, 0, config_.z_dim).contiguous().to(activation_);
 }
 

@@ -96,9 +96,11 @@ WanVaeConfig parse_wan_vae_config(const std::string& text, const std::string& fi
     r.bad("latents_std", fmt::format("z_dim ({}) values", c.z_dim), j["latents_std"]);
   for (double s : c.latents_std)
     if (!(s > 0)) r.bad("latents_std", "positive values", j["latents_std"]);
-  // Wan 2.2's TI2V layout (residual down/up blocks with their shortcuts, patchified input) is not built yet.
-  if (c.is_residual) r.bad("is_residual", "false (Wan 2.1's layout; Wan 2.2's residual blocks are not supported yet)", j["is_residual"]);
-  if (c.patch_size != 1) r.bad("patch_size", "null or 1 (patchified Wan 2.2 input is not supported yet)", j["patch_size"]);
+  if (c.in_channels % (c.patch_size * c.patch_size) != 0)
+    r.bad("in_channels", fmt::format("a multiple of patch_size^2 ({}): the patchified pixel channels",
+                                     c.patch_size * c.patch_size), j["in_channels"]);
+  if (c.out_channels % (c.patch_size * c.patch_size) != 0)
+    r.bad("out_channels", fmt::format("a multiple of patch_size^2 ({})", c.patch_size * c.patch_size), j["out_channels"]);
   return c;
 }
 

@@ -1,5 +1,6 @@
 // The config.json of diffusers' AutoencoderKLWan (Wan 2.1's causal video VAE, also Qwen-Image's; Wan 2.2's
-// TI2V variant sets is_residual, patch_size 2 and z_dim 48), with diffusers' defaults for absent keys.
+// TI2V variant sets is_residual, patch_size 2, 12 channels in and out and z_dim 48), with diffusers' defaults
+// for absent keys.
 #pragma once
 
 #include <cstdint>
@@ -17,8 +18,9 @@ struct WanVaeConfig {
   std::vector<double> attn_scales;           // encoder scales with an attention block after each residual block
   std::vector<bool> temperal_downsample = {false, true, true};   // diffusers' spelling
   bool is_residual = false;
-  int64_t in_channels = 3, out_channels = 3;
+  int64_t in_channels = 3, out_channels = 3;   // of the encoder and decoder: pixel channels * patch_size^2
   int64_t patch_size = 1;                    // null in the file: 1 (no patchify)
+  int64_t pixel_channels(bool input) const { return (input ? in_channels : out_channels) / (patch_size * patch_size); }
   std::vector<double> latents_mean, latents_std;   // the pipelines' latent normalization, z_dim values each
   int64_t scale_factor_temporal = 4, scale_factor_spatial = 8;
 
@@ -28,8 +30,7 @@ struct WanVaeConfig {
 };
 
 // Parses config.json text; `file` names it in errors. FormatError "<file>: field '<key>': expected ..., found
-// ..." for a bad value; a config of another _class_name, or of a variant this build does not run yet
-// (is_residual, patch_size), is a FormatError that says which.
+// ..." for a bad value or a config of another _class_name.
 WanVaeConfig parse_wan_vae_config(const std::string& text, const std::string& file);
 
 }  // namespace fourfold::model

@@ -32,7 +32,7 @@ bool ends_with(const std::string& s, std::string_view suffix) {
 
 }  // namespace
 
-std::vector<std::string> wan_vae_preset_names() { return {"wan2.1-vae", "wan2.1-vae-tiny"}; }
+std::vector<std::string> wan_vae_preset_names() { return {"wan2.1-vae", "wan2.1-vae-tiny", "wan2.2-vae", "wan2.2-vae-tiny"}; }
 
 bool is_wan_vae_preset(const std::string& name) {
   for (const std::string& n : wan_vae_preset_names())
@@ -53,6 +53,21 @@ WanVaeConfig wan_vae_preset(const std::string& name) {
     c.num_res_blocks = 1;
     c.latents_mean = {0.0, 0.0, 0.0, 0.0};
     c.latents_std = {1.0, 1.0, 1.0, 1.0};
+    return c;
+  }
+  if (name == "wan2.2-vae" || name == "wan2.2-vae-tiny") {
+    // Wan 2.2 TI2V's VAE: residual blocks, 2x2 patches (12 channels in and out), 16x spatial compression.
+    const bool tiny = name == "wan2.2-vae-tiny";
+    c.base_dim = tiny ? 4 : 160;
+    c.decoder_base_dim = tiny ? 8 : 256;
+    c.z_dim = tiny ? 8 : 48;
+    c.num_res_blocks = tiny ? 1 : 2;
+    c.is_residual = true;
+    c.patch_size = 2;
+    c.in_channels = c.out_channels = 12;
+    c.scale_factor_spatial = 16;
+    c.latents_mean.assign(static_cast<size_t>(c.z_dim), 0.0);   // a trained checkpoint's statistics come with it
+    c.latents_std.assign(static_cast<size_t>(c.z_dim), 1.0);
     return c;
   }
   fail<ValueError>("vae", "preset", fmt::format("one of {}", fmt::join(wan_vae_preset_names(), ", ")), "'" + name + "'");

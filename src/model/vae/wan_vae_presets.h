@@ -14,7 +14,9 @@
 namespace fourfold::model {
 
 // "wan2.1-vae": Wan 2.1's shapes (base_dim 96, z_dim 16, dim_mult [1, 2, 4, 4], 2 residual blocks per stage,
-// its latents_mean / latents_std); "wan2.1-vae-tiny": the same layout at base_dim 8, z_dim 4.
+// its latents_mean / latents_std); "wan2.1-vae-tiny": the same layout at base_dim 8, z_dim 4; "wan2.2-vae":
+// Wan 2.2 TI2V's (base_dim 160, decoder_base_dim 256, z_dim 48, residual blocks, patch size 2, 16x spatial;
+// latent statistics 0 / 1, since they come with a trained checkpoint); "wan2.2-vae-tiny": base 4 / 8, z_dim 8.
 std::vector<std::string> wan_vae_preset_names();
 bool is_wan_vae_preset(const std::string& name);
 WanVaeConfig wan_vae_preset(const std::string& name);   // ValueError listing the names for an unknown one

@@ -203,6 +203,19 @@ CheckResult run_check(const CheckOptions& o, const std::function<void(const std:
       sides[side].records.model_memory = e2e.sides[side].memory;
     }
   }
+  if (o.vae.enabled) {
+    const Policy policies[2] = {sides[0].policy, sides[1].policy};
+    VaeWorkloadOptions vo = o.vae;
+    vo.seed = o.seed;
+    const VaeResult vae = run_vae_workload(vo, policies, [&](int side) { accumulate_dispatch(sides[side].dispatched); }, say);
+    workload.shapes.push_back("vae: " + vae.description);
+    for (int side = 0; side < 2; ++side) {
+      sides[side].records.vae_throughput = vae.sides[side].throughput;
+      sides[side].records.vae_memory = vae.sides[side].memory;
+      sides[side].records.correctness->end_to_end.push_back(vae.sides[side].decode);
+      sides[side].records.correctness->end_to_end.push_back(vae.sides[side].round_trip);
+    }
+  }
   say("probing the machine again");
   const MachineState after = machine_state(o.probe_budget);
   for (Side& s : sides) {

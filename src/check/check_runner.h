@@ -11,6 +11,7 @@
 #include "check/end_to_end_workload.h"
 #include "check/records.h"
 #include "check/roofline_probes.h"
+#include "check/vae_workload.h"
 
 namespace fourfold {
 
@@ -35,6 +36,8 @@ struct CheckOptions {
   ProbeBudget probe_budget = ProbeBudget::quick();   // the roofline and machine-state probes
   // The decoder end to end (throughput, logits against the reference tier, model memory).
   EndToEndOptions end_to_end;
+  // The VAE workload (frames/s of a tiled decode, its memory, decode and round-trip correctness).
+  VaeWorkloadOptions vae;
 };
 
 // progress(message) is called before each long step.

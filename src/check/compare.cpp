@@ -89,6 +89,30 @@ OpTimeComparison compare_op_time(const OpTimeRecord& base, const OpTimeRecord& c
   return out;
 }
 
+// A rate is the inverse of a time: the candidate is faster when its whole min-max interval lies above.
+struct RateRatio {
+  double ratio, low, high;
+  Verdict verdict;
+};
+RateRatio rate_ratio(double b_median, double b_min, double b_max, double c_median, double c_min, double c_max) {
+  const double low = c_min / b_max, high = c_max / b_min;
+  return {c_median / b_median, low, high, low > 1 ? Verdict::faster : high < 1 ? Verdict::slower : Verdict::noise};
+}
+
+VaeThroughputComparison compare_vae_throughput(const VaeThroughputRecord& base, const VaeThroughputRecord& cand) {
+  VaeThroughputComparison out;
+  auto key = [](const VaeThroughputRow& r) {
+    return fmt::format("{} {}x{}x{} tiles {}", r.name, r.frames, r.height, r.width, r.tiles);
+  };
+  match_rows(base.rows, cand.rows, key, [&](const VaeThroughputRow& b, const VaeThroughputRow& c) {
+    const RateRatio r = rate_ratio(b.median_frames_per_s, b.min_frames_per_s, b.max_frames_per_s,
+                                   c.median_frames_per_s, c.min_frames_per_s, c.max_frames_per_s);
+    out.rows.push_back({b.name, b.frames, b.height, b.width, b.tiles, b.pad_calls, c.pad_calls, b.median_frames_per_s,
+                        c.median_frames_per_s, r.ratio, r.low, r.high, r.verdict});
+  }, out.only_in_baseline, out.only_in_candidate);
+  return out;
+}
+
 ThroughputComparison compare_throughput(const ThroughputRecord& base, const ThroughputRecord& cand) {
   ThroughputComparison out;
   auto key = [](const ThroughputRow& r) {
@@ -102,11 +126,12 @@ ThroughputComparison compare_throughput(const ThroughputRecord& base, const Thro
     d.generated_tokens = b.generated_tokens;
     d.baseline_median = b.median_tokens_per_s;
     d.candidate_median = c.median_tokens_per_s;
-    d.ratio = c.median_tokens_per_s / b.median_tokens_per_s;
-    d.ratio_low = c.min_tokens_per_s / b.max_tokens_per_s;
-    d.ratio_high = c.max_tokens_per_s / b.min_tokens_per_s;
-    // A rate is the inverse of a time: the candidate is faster when its whole interval lies above.
-    d.verdict = d.ratio_low > 1 ? Verdict::faster : d.ratio_high < 1 ? Verdict::slower : Verdict::noise;
+    const RateRatio r = rate_ratio(b.median_tokens_per_s, b.min_tokens_per_s, b.max_tokens_per_s,
+                                   c.median_tokens_per_s, c.min_tokens_per_s, c.max_tokens_per_s);
+    d.ratio = r.ratio;
+    d.ratio_low = r.low;
+    d.ratio_high = r.high;
+    d.verdict = r.verdict;
     out.rows.push_back(d);
   }, out.only_in_baseline, out.only_in_candidate);
   return out;
@@ -232,7 +257,12 @@ Comparison compare_records(const RecordSet& baseline, const RecordSet& candidate
   note_one_sided("op time", baseline.op_time, candidate.op_time, c.notes);
   note_one_sided("correctness", baseline.correctness, candidate.correctness, c.notes);
   note_one_sided("memory", baseline.memory, candidate.memory, c.notes);
+  if (baseline.vae_throughput && candidate.vae_throughput)
+    c.vae_throughput = compare_vae_throughput(*baseline.vae_throughput, *candidate.vae_throughput);
+  if (baseline.vae_memory && candidate.vae_memory) c.vae_memory = compare_memory(*baseline.vae_memory, *candidate.vae_memory);
   note_one_sided("model memory", baseline.model_memory, candidate.model_memory, c.notes);
+  note_one_sided("VAE throughput", baseline.vae_throughput, candidate.vae_throughput, c.notes);
+  note_one_sided("VAE memory", baseline.vae_memory, candidate.vae_memory, c.notes);
   return c;
 }
 

@@ -67,6 +67,20 @@ struct ThroughputComparison {
   std::vector<std::string> only_in_baseline, only_in_candidate;
 };
 
+// Frames/s of the VAE decode, with the same ratio, spread and noise rule as tokens/s.
+struct VaeThroughputDelta {
+  std::string name;
+  int64_t frames = 0, height = 0, width = 0, tiles = 1;
+  int64_t baseline_pad_calls = 0, candidate_pad_calls = 0;
+  double baseline_median = 0, candidate_median = 0;
+  double ratio = 1, ratio_low = 1, ratio_high = 1;
+  Verdict verdict = Verdict::noise;
+};
+struct VaeThroughputComparison {
+  std::vector<VaeThroughputDelta> rows;
+  std::vector<std::string> only_in_baseline, only_in_candidate;
+};
+
 struct CorrectnessDelta {
   std::string op, shape, dtype, baseline_tier, candidate_tier;
   CorrectnessRow baseline, candidate;
@@ -106,6 +120,8 @@ struct Comparison {
   std::optional<CorrectnessComparison> correctness;
   std::optional<MemoryComparison> memory;
   std::optional<MemoryComparison> model_memory;   // the end-to-end decode workload's
+  std::optional<VaeThroughputComparison> vae_throughput;
+  std::optional<MemoryComparison> vae_memory;     // the VAE's multi-tile decode
   std::vector<std::string> notes;                // records measured on one side only
   bool correctness_failed() const { return correctness && correctness->regressions() > 0; }
 };

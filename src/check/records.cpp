@@ -116,6 +116,23 @@ Json to_json(const ThroughputRecord& t) {
   return {{"warmup_runs", t.warmup_runs}, {"rows", rows}};
 }
 
+Json to_json(const VaeThroughputRecord& t) {
+  Json rows = Json::array();
+  for (const VaeThroughputRow& r : t.rows)
+    rows.push_back({{"name", r.name},
+                    {"frames", r.frames},
+                    {"height", r.height},
+                    {"width", r.width},
+                    {"tiles", r.tiles},
+                    {"pad_calls", r.pad_calls},
+                    {"median_frames_per_s", real(r.median_frames_per_s)},
+                    {"min_frames_per_s", real(r.min_frames_per_s)},
+                    {"max_frames_per_s", real(r.max_frames_per_s)},
+                    {"samples_frames_per_s", reals(r.samples_frames_per_s)},
+                    {"megapixels_per_s", real(r.megapixels_per_s())}});
+  return {{"warmup_runs", t.warmup_runs}, {"rows", rows}};
+}
+
 Json to_json(const OpTimeRecord& t) {
   Json rows = Json::array();
   for (const OpTimeRow& r : t.rows)
@@ -192,7 +209,9 @@ Json body(const RecordSet& s) {
           {"op_time", opt_record(s.op_time)},
           {"correctness", opt_record(s.correctness)},
           {"memory", opt_record(s.memory)},
-          {"model_memory", opt_record(s.model_memory)}};
+          {"model_memory", opt_record(s.model_memory)},
+          {"vae_throughput", opt_record(s.vae_throughput)},
+          {"vae_memory", opt_record(s.vae_memory)}};
 }
 
 Json document(std::string_view kind) { return {{"schema", kRecordsSchema}, {"kind", kind}}; }

@@ -30,6 +30,23 @@ struct ThroughputRecord {
   bool operator==(const ThroughputRecord&) const = default;
 };
 
+// 2.1 again for the VAE workload: decoded frames per second of a (tiled) decode, R repeats after warm-up.
+struct VaeThroughputRow {
+  std::string name;                        // what was decoded: "wan2.1-vae-tiny tiled decode"
+  int64_t frames = 0, height = 0, width = 0;   // of the decoded video
+  int64_t tiles = 1;                       // spatial tiles decoded (1: untiled)
+  int64_t pad_calls = 0;                   // constant_pad_nd calls in one decode
+  double median_frames_per_s = 0, min_frames_per_s = 0, max_frames_per_s = 0;
+  std::vector<double> samples_frames_per_s;   // one per repeat, in run order
+  double megapixels_per_s() const { return median_frames_per_s * static_cast<double>(height * width) * 1e-6; }
+  bool operator==(const VaeThroughputRow&) const = default;
+};
+struct VaeThroughputRecord {
+  int64_t warmup_runs = 0;
+  std::vector<VaeThroughputRow> rows;
+  bool operator==(const VaeThroughputRecord&) const = default;
+};
+
 // 2.2 Op time: one row per (op, shape, dtype, tier), microseconds per call.
 struct OpTimeRow {
   std::string suite;                       // speedups are summarised per suite, never across suites
@@ -113,6 +130,9 @@ struct RecordSet {
   // 2.4 again for the end-to-end decode workload (the model's prefill and decode): its own peaks, its mapped
   // weights. Absent from records written before the engine existed (the reader accepts both).
   std::optional<MemoryRecord> model_memory;
+  // The VAE workload's throughput and its memory over a multi-tile decode (absent in records before it).
+  std::optional<VaeThroughputRecord> vae_throughput;
+  std::optional<MemoryRecord> vae_memory;
   bool operator==(const RecordSet&) const = default;
 };
 struct CheckResult {

@@ -231,6 +231,28 @@ ThroughputRecord read_throughput(const Node& n) {
   return t;
 }
 
+VaeThroughputRecord read_vae_throughput(const Node& n) {
+  VaeThroughputRecord t;
+  t.warmup_runs = n["warmup_runs"].integer(0);
+  t.rows = n["rows"].list<VaeThroughputRow>([](const Node& r) {
+    VaeThroughputRow row;
+    row.name = r["name"].str();
+    row.frames = r["frames"].integer(1);
+    row.height = r["height"].integer(1);
+    row.width = r["width"].integer(1);
+    row.tiles = r["tiles"].integer(1);
+    row.pad_calls = r["pad_calls"].integer(0);
+    row.median_frames_per_s = r["median_frames_per_s"].real(Num::positive);
+    row.min_frames_per_s = r["min_frames_per_s"].real(Num::positive);
+    row.max_frames_per_s = r["max_frames_per_s"].real(Num::positive);
+    row.samples_frames_per_s = r["samples_frames_per_s"].list<double>([](const Node& s) { return s.real(Num::positive); });
+    require_order(r["median_frames_per_s"], row.min_frames_per_s, row.median_frames_per_s, row.max_frames_per_s,
+                  "min_frames_per_s <= median_frames_per_s <= max_frames_per_s");
+    return row;
+  });
+  return t;
+}
+
 OpTimeRecord read_op_time(const Node& n) {
   OpTimeRecord t;
   t.peak_read_gb_per_s = n["peak_read_gb_per_s"].optional_real(Num::positive);
@@ -339,6 +361,9 @@ RecordSet read_body(const Node& n) {
   s.correctness = optional_record<CorrectnessRecord>(n["correctness"], read_correctness);
   s.memory = optional_record<MemoryRecord>(n["memory"], read_memory);
   if (n.has("model_memory")) s.model_memory = optional_record<MemoryRecord>(n["model_memory"], read_memory);
+  if (n.has("vae_throughput"))
+    s.vae_throughput = optional_record<VaeThroughputRecord>(n["vae_throughput"], read_vae_throughput);
+  if (n.has("vae_memory")) s.vae_memory = optional_record<MemoryRecord>(n["vae_memory"], read_memory);
   return s;
 }
 

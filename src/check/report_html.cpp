@@ -204,7 +204,11 @@ std::string render_html(const Comparison& c) {
       "<style>\n{}\n</style>\n</head>\n<body>\n",
       escape(c.baseline_manifest.workload.name), kStyle);
   bool first = true;
-  int memory_sections = 0;   // the pad workload's, then the model's (build_sections' order)
+  // The memory sections in build_sections' order: the pad workload's, the model's, the VAE's.
+  std::vector<const MemoryComparison*> memories;
+  for (const auto* m : {&c.memory, &c.model_memory, &c.vae_memory})
+    if (*m) memories.push_back(&**m);
+  size_t memory_sections = 0;
   for (const report::Section& s : report::build_sections(c)) {
     out += fmt::format("<{0}>{1}</{0}>\n", first ? "h1" : "h2", escape(s.title));
     first = false;
@@ -216,8 +220,7 @@ std::string render_html(const Comparison& c) {
       for (const SuiteSummary& g : c.op_time->suites) out += speedup_chart(*c.op_time, g.suite);
     if (s.kind == report::SectionKind::correctness && c.correctness) out += psnr_chart(*c.correctness);
     if (s.kind == report::SectionKind::memory) {
-      const std::optional<MemoryComparison>& m = memory_sections++ == 0 && c.memory ? c.memory : c.model_memory;
-      if (m) out += memory_chart(*m);
+      if (memory_sections < memories.size()) out += memory_chart(*memories[memory_sections++]);
     }
   }
   out += "<p class=\"verdict\">" + escape(report::verdict_line(c)) + "</p>\n</body>\n</html>\n";

@@ -98,6 +98,27 @@ Section throughput_section(const ThroughputComparison& t) {
   return s;
 }
 
+Section vae_throughput_section(const VaeThroughputComparison& t) {
+  Section s{SectionKind::throughput, "VAE decode (frames/s)", {}};
+  s.blocks.push_back(paragraph("ratio = candidate median / baseline median (> 1 is better), spread and noise as for "
+                               "tokens/s; pad calls = constant_pad_nd calls in one decode."));
+  Table table{{"decode", "frames", "size", "tiles", "pad calls", "baseline", "candidate", "ratio", "spread", "verdict"},
+              {false, true, false, true, false, true, true, true, true, false}, {}, {}};
+  for (const VaeThroughputDelta& d : t.rows) {
+    table.rows.push_back({d.name, fmt::format("{}", d.frames), fmt::format("{}x{}", d.width, d.height),
+                          fmt::format("{}", d.tiles),
+                          d.baseline_pad_calls == d.candidate_pad_calls
+                              ? fmt::format("{}", d.baseline_pad_calls)
+                              : fmt::format("{} -> {}", d.baseline_pad_calls, d.candidate_pad_calls),
+                          fmt::format("{:.3f}", d.baseline_median), fmt::format("{:.3f}", d.candidate_median),
+                          ratio_text(d.ratio), spread_text(d.ratio_low, d.ratio_high), std::string(verdict_name(d.verdict))});
+    table.flagged.push_back(d.verdict == Verdict::slower);
+  }
+  s.blocks.push_back(Block{"", table});
+  add_unmatched(s, t.only_in_baseline, t.only_in_candidate);
+  return s;
+}
+
 // Where each call found its inputs: "memory (N sets)" when they rotated past the caches, "hot" for one set.
 std::string inputs_text(int64_t baseline, int64_t candidate) {
   const auto one = [](int64_t copies) { return copies > 1 ? fmt::format("memory ({} sets)", copies) : std::string("hot"); };
@@ -234,6 +255,8 @@ std::vector<Section> build_sections(const Comparison& c) {
   if (c.memory) out.push_back(memory_section(*c.memory));
   if (c.model_memory)
     out.push_back(memory_section(*c.model_memory, "Memory of the end-to-end decode (prefill and decode of the model)"));
+  if (c.vae_throughput) out.push_back(vae_throughput_section(*c.vae_throughput));
+  if (c.vae_memory) out.push_back(memory_section(*c.vae_memory, "Memory of the VAE's tiled decode"));
   return out;
 }
 

@@ -46,6 +46,12 @@ void register_check(CLI::App& app) {
   cmd->add_option("--e2e-repeats", e2e.repeats, "A B pairs per throughput figure")->capture_default_str()
       ->check(CLI::Range(1, 1000));
   cmd->add_flag("--no-end-to-end", [&e2e](int64_t) { e2e.enabled = false; }, "skip the decoder workloads");
+  VaeWorkloadOptions& vae = options.vae;
+  cmd->add_option("--vae-model", vae.model_dir, "the VAE workload on this diffusers AutoencoderKLWan folder");
+  cmd->add_option("--vae-preset", vae.preset, "the VAE workload on this preset built in memory")->capture_default_str();
+  cmd->add_option("--vae-repeats", vae.repeats, "A B pairs of the VAE decode figure")->capture_default_str()
+      ->check(CLI::Range(1, 1000));
+  cmd->add_flag("--no-vae", [&vae](int64_t) { vae.enabled = false; }, "skip the VAE workload");
   add_threads_option(*cmd, threads);
   cmd->callback([] {
     apply_threads(threads);

@@ -3,8 +3,6 @@
 // conv and pad rows), round-trip PSNR (and, on request, the decode against the float64 reference tier), and
 // memory at three levels with "outside the allocator" and the pad calls on their own lines.
 #include <chrono>
-#include <cmath>
-#include <numbers>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -13,12 +11,12 @@
 #include "check/memory_workload.h"
 #include "check/report_tables.h"
 #include "commands.h"
-#include "core/counter_rng.h"
 #include "fourfold/errors.h"
 #include "fourfold/policy.h"
 #include "fourfold/profile.h"
 #include "model/npy.h"
 #include "model/vae/png_frames.h"
+#include "model/vae/synthetic_inputs.h"
 #include "model/vae/wan_vae.h"
 #include "model/vae/wan_vae_presets.h"
 
@@ -45,35 +43,6 @@ model::WanVae open_vae(const VaeOptions& o) {
   if (!o.model_dir.empty()) return model::load_wan_vae(o.model_dir, act);
   const model::WanVaeConfig config = model::wan_vae_preset(o.preset);
   return model::WanVae(config, model::wan_vae_synthetic_weights(config, DType::f32, o.seed), act);
-}
-
-// Seeded latents as a sampler would hand them over: N(0, 1), de-normalized by the config's latents_std / mean.
-Tensor seeded_latents(const model::WanVaeConfig& c, const VaeOptions& o) {
-  Tensor z = Tensor::empty({1, c.z_dim, o.latent_frames, o.latent_height, o.latent_width}, DType::f32);
-  z.fill_normal(o.seed + 17, 0.0, 1.0);
-  if (c.latents_std.empty()) return z;
-  std::vector<double> v = z.to_vector();
-  const int64_t per_channel = o.latent_frames * o.latent_height * o.latent_width;
-  for (size_t i = 0; i < v.size(); ++i) {
-    const size_t ch = i / static_cast<size_t>(per_channel);
-    v[i] = v[i] * c.latents_std[ch] + c.latents_mean[ch];
-  }
-  return Tensor::from_vector(v, z.shape(), DType::f32);
-}
-
-// A moving scene of smooth colour fields, in [-1, 1]: something an autoencoder should give back.
-Tensor synthetic_scene(const VaeOptions& o) {
-  std::vector<double> v(static_cast<size_t>(3 * o.frames * o.height * o.width));
-  const double phase = counter_uniform(o.seed, 0) * 2 * std::numbers::pi;
-  size_t i = 0;
-  for (int64_t c = 0; c < 3; ++c)
-    for (int64_t t = 0; t < o.frames; ++t)
-      for (int64_t y = 0; y < o.height; ++y)
-        for (int64_t x = 0; x < o.width; ++x, ++i) {
-          const double u = x / double(o.width), w = y / double(o.height);
-          v[i] = 0.8 * std::sin(2 * std::numbers::pi * (u * (1 + c) + w * 0.5 + 0.05 * t) + phase + c);
-        }
-  return Tensor::from_vector(v, {1, 3, o.frames, o.height, o.width}, DType::f32);
 }
 
 uint64_t pad_calls() {
@@ -160,7 +129,9 @@ void decode_command(const VaeOptions& o) {
   ScopedPolicy scope(policy_of(o));
   const model::WanVae vae = open_vae(o);
   print_header(vae, o);
-  const Tensor latents = o.latents_path.empty() ? seeded_latents(vae.config(), o) : model::read_npy(o.latents_path);
+  const Tensor latents = o.latents_path.empty()
+                             ? model::seeded_latents(vae.config(), o.latent_frames, o.latent_height, o.latent_width, o.seed)
+                             : model::read_npy(o.latents_path);
   fmt::print("latents: {}\n", shape_string(latents.shape()));
   double seconds = 0;
   const Tensor video = measured("decode", vae, [&] {
@@ -181,7 +152,8 @@ void roundtrip_command(const VaeOptions& o) {
   ScopedPolicy scope(policy_of(o));
   const model::WanVae vae = open_vae(o);
   print_header(vae, o);
-  const Tensor video = o.frames_dir.empty() ? synthetic_scene(o) : model::read_png_frames(o.frames_dir);
+  const Tensor video = o.frames_dir.empty() ? model::synthetic_scene(o.frames, o.height, o.width, o.seed)
+                                            : model::read_png_frames(o.frames_dir);
   fmt::print("input: {} ({})\n", shape_string(video.shape()), o.frames_dir.empty() ? "synthetic scene" : o.frames_dir);
   const auto start = Clock::now();
   const Tensor latents = o.tile > 0 ? vae.encode_tiled(video, {o.tile, o.tile_stride}) : vae.encode(video);

@@ -333,6 +333,79 @@ def complex_matmul():
     }
 
 
+# Wan 2.1 VAE (diffusers AutoencoderKLWan): z_dim 16, base_dim 96, dim_mult [1, 2, 4, 4], 2 residual blocks,
+# temporal upsampling in the first two decoder stages; the 480 x 832 video's latent is 60 x 104.
+WAN_VAE = {"z_dim": 16, "base_dim": 96, "dim_mult": [1, 2, 4, 4], "num_res_blocks": 2,
+           "temperal_upsample": [True, True, False], "latent": (60, 104)}
+
+
+def wan_decoder_convs():
+    """The convolutions of one steady-state causal decode step (one latent frame in, 4 frames out): every
+    CausalConv3d gets its input already padded (W 1+1, H 1+1, T 2 cached frames + the chunk's own), so the
+    conv3d runs with padding 0; the spatial upsamplers' Conv2d (padding 1) sees the chunk's frames as a batch."""
+    c = WAN_VAE
+    dims = [c["base_dim"] * u for u in [c["dim_mult"][-1]] + c["dim_mult"][::-1]]   # 384 384 384 192 96
+    h, w = c["latent"]
+    t = 1
+    rows = []
+
+    def causal(name, cin, cout, k, t, h, w):
+        kt, kh, kw = k
+        rows.append({"name": name, "x": [1, cin, t + kt - 1, h + kh - 1, w + kw - 1], "weight": [cout, cin, kt, kh, kw]})
+
+    causal("wan2.1-vae decoder conv_in 16->384", c["z_dim"], dims[0], (3, 3, 3), t, h, w)
+    causal(f"wan2.1-vae decoder stage0 residual conv {dims[0]}->{dims[0]}", dims[0], dims[0], (3, 3, 3), t, h, w)
+    rows.append({"name": "wan2.1-vae decoder mid attention qkv 1x1", "x": [t, dims[0], h, w], "weight": [3 * dims[0], dims[0], 1, 1]})
+    rows.append({"name": "wan2.1-vae decoder mid attention proj 1x1", "x": [t, dims[0], h, w], "weight": [dims[0], dims[0], 1, 1]})
+    for i, (cin, cout) in enumerate(zip(dims[:-1], dims[1:])):
+        if i > 0:
+            cin //= 2
+        if cin != cout:
+            causal(f"wan2.1-vae decoder stage{i} residual conv {cin}->{cout}", cin, cout, (3, 3, 3), t, h, w)
+            causal(f"wan2.1-vae decoder stage{i} shortcut 1x1x1 {cin}->{cout}", cin, cout, (1, 1, 1), t, h, w)
+        if i > 0:
+            causal(f"wan2.1-vae decoder stage{i} residual conv {cout}->{cout}", cout, cout, (3, 3, 3), t, h, w)
+        if i == len(c["dim_mult"]) - 1:
+            break
+        if c["temperal_upsample"][i]:
+            causal(f"wan2.1-vae decoder stage{i} time conv {cout}->{2 * cout}", cout, 2 * cout, (3, 1, 1), t, h, w)
+            t *= 2
+        h, w = 2 * h, 2 * w
+        rows.append({"name": f"wan2.1-vae decoder stage{i} upsample conv {cout}->{cout // 2}", "x": [t, cout, h, w],
+                     "weight": [cout // 2, cout, 3, 3], "padding": [1]})
+    causal(f"wan2.1-vae decoder head {dims[-1]}->3", dims[-1], 3, (3, 3, 3), t, h, w)
+    return rows
+
+
+def conv():
+    # Tiles of the decoder's layers small enough for the float64 oracle (check takes rows under its work cap).
+    tiles = [
+        {"name": "wan2.1-vae decoder conv_in, 4x4 tile", "x": [1, 16, 3, 6, 6], "weight": [384, 16, 3, 3, 3]},
+        {"name": "wan2.1-vae decoder head, 8x8 tile", "x": [1, 96, 3, 10, 10], "weight": [3, 96, 3, 3, 3]},
+        {"name": "wan2.1-vae decoder stage3 residual conv, 2x4 tile", "x": [1, 96, 3, 4, 6], "weight": [96, 96, 3, 3, 3]},
+        {"name": "wan2.1-vae decoder stage2 upsample conv, 4x4 tile", "x": [1, 32, 4, 4], "weight": [96, 32, 3, 3],
+         "padding": [1]},
+    ]
+    # The encoder's spatial downsamplers (ZeroPad2d (0, 1, 0, 1), then a stride-2 3x3 conv) on a 4-frame chunk.
+    encoder = [
+        {"name": "wan2.1-vae encoder downsample 96 (480x832)", "x": [4, 96, 481, 833], "weight": [96, 96, 3, 3], "stride": [2]},
+        {"name": "wan2.1-vae encoder downsample 192 (240x416)", "x": [4, 192, 241, 417], "weight": [192, 192, 3, 3],
+         "stride": [2]},
+    ]
+    return {
+        "suite": "conv",
+        "op": "conv",
+        "description": "conv2d / conv3d of the Wan 2.1 VAE (z_dim 16, base_dim 96, dim_mult [1, 2, 4, 4]) decoding "
+                       "a 480x832 video from its 60x104 latent, one latent frame per causal step (steady state: "
+                       "conv3d inputs causally pre-padded, T = chunk frames + 2 cached, padding 0; 1, 2 then 4 "
+                       "frames per stage after the temporal upsamplers); first a few tiles of those layers small "
+                       "enough for the float64 oracle; last the encoder's stride-2 downsamplers.",
+        "generated_by": "scripts/make_suites.py",
+        "dtypes": ["bf16", "f32"],
+        "cases": tiles + wan_decoder_convs() + encoder,
+    }
+
+
 def dumps(suite):
     """One top-level field per line, and one line per element of a list or table: reviewable diffs."""
     lines = []
@@ -353,7 +426,7 @@ def main():
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "suites")
     os.makedirs(root, exist_ok=True)
     for suite in (decode_linear(), prefill_linear(), softmax(), pad(), moe(), attention(), fp8(), decoder_fused(),
-                  backward(), complex_matmul()):
+                  backward(), complex_matmul(), conv()):
         path = os.path.join(root, suite["suite"] + ".json")
         with open(path, "w") as f:
             f.write(dumps(suite))

@@ -278,6 +278,16 @@ BenchCall make_bench_call(const BenchCase& c, uint64_t seed, bool float64_oracle
             return [a, b, sa, sb, out] { return scaled_mm(a, b, sa, sb, std::nullopt, out); };
           },
           [&](const RowOpCase& o) -> BenchCall { return row_op_call(o, dt, seed, wide); },
+          [&](const ConvCase& v) -> BenchCall {
+            Tensor x = wide(bench_tensor(v.x, dt, seed));
+            const double fan_in = numel(v.weight) / static_cast<double>(v.weight[0]);
+            Tensor w = wide(bench_tensor(v.weight, dt, seed + 1, 1.0 / std::sqrt(fan_in)));
+            OptTensor b;
+            if (v.bias) b = wide(bench_tensor({v.weight[0]}, dt, seed + 2));
+            if (v.x.size() == 4)
+              return [x, w, b, v] { return conv2d(x, w, b, v.stride, v.padding, v.dilation, v.groups); };
+            return [x, w, b, v] { return conv3d(x, w, b, v.stride, v.padding, v.dilation, v.groups); };
+          },
       },
       c.params);
 }
@@ -353,6 +363,12 @@ OpCost op_cost(const BenchCase& c) {
               case RowOpKind::complex_matmul: return OpCost{(m * k + k * n) * s, m * n * s, 8.0 * m * n * k};
             }
             return OpCost{};
+          },
+          [&](const ConvCase& v) {
+            // flops = 2 N O out_spatial (C / groups) prod(kernel): out elements times the weight's fan-in.
+            const double out = numel(v.out_shape()), fan_in = numel(v.weight) / static_cast<double>(v.weight[0]);
+            return OpCost{(numel(v.x) + numel(v.weight) + (v.bias ? static_cast<double>(v.weight[0]) : 0.0)) * s,
+                          out * s, 2.0 * out * fan_in};
           },
       },
       c.params);

@@ -91,7 +91,18 @@ struct RowOpCase {
   int64_t m = 1, n = 1, k = 1;
 };
 
-using CaseParams = std::variant<LinearCase, SoftmaxCase, PadCase, MoeCase, AttentionCase, Fp8LinearCase, RowOpCase>;
+// conv2d (x [N, C, H, W]) or conv3d (x [N, C, T, H, W]) by x's rank: weight [O, C / groups, *kernel], bias
+// [O] when `bias`; stride, padding and dilation one value per spatial dim.
+struct ConvCase {
+  Shape x, weight;
+  std::vector<int64_t> stride, padding, dilation;
+  int64_t groups = 1;
+  bool bias = true;
+  Shape out_shape() const;   // [N, O, *out_spatial]
+};
+
+using CaseParams =
+    std::variant<LinearCase, SoftmaxCase, PadCase, MoeCase, AttentionCase, Fp8LinearCase, RowOpCase, ConvCase>;
 
 // One row of the op-time record: one op, one shape, one dtype.
 struct BenchCase {

@@ -18,8 +18,8 @@ std::string dir() { return default_suites_dir(); }
 
 TEST(Suites, ShippedSuitesAreAllThere) {
   const std::vector<std::string> names = list_suites(dir());
-  for (const char* expected : {"attention", "backward", "complex-matmul", "decode-linear", "decoder-fused", "fp8", "moe",
-                               "pad", "prefill-linear", "softmax"})
+  for (const char* expected : {"attention", "backward", "complex-matmul", "conv", "decode-linear", "decoder-fused", "fp8",
+                               "moe", "pad", "prefill-linear", "softmax"})
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   for (const std::string& name : names) {
@@ -33,6 +33,8 @@ TEST(Suites, ShippedSuitesAreAllThere) {
       // other row is its suite's op.
       if (s.op == "row_ops") {
         EXPECT_EQ(c.op, row_op_dispatch(std::get<RowOpCase>(c.params).kind)) << name;
+      } else if (s.op == "conv") {
+        EXPECT_EQ(c.op, std::get<ConvCase>(c.params).x.size() == 4 ? "conv2d" : "conv3d") << name;
       } else {
         EXPECT_TRUE(c.op == s.op || (name == "moe" && c.op == "moe_experts")) << name << " " << c.op;
       }
@@ -212,6 +214,50 @@ TEST(Suites, RowOpSuitesNameEachCasesOp) {
   EXPECT_TRUE(throws_with<FormatError>(
       [&] { parse_suite(R"({"suite": "s", "op": "row_ops", "dtypes": ["f32"], "cases": [{"op": "linear_backward", "name": "x", "m": 1, "n": 1}]})", "b.json"); },
       {"b.json", "field 'cases[0].k'", "missing"}));
+}
+
+TEST(Suites, ConvRowsPickTheOpByRankAndExpandTheirParameters) {
+  const Suite s = parse_suite(R"({"suite": "s", "op": "conv", "dtypes": ["bf16"], "cases": [
+      {"name": "a", "x": [2, 4, 9, 9], "weight": [8, 4, 3, 3], "padding": [1], "stride": [2]},
+      {"name": "b", "x": [1, 6, 3, 5, 7], "weight": [6, 2, 3, 1, 1], "groups": 3, "bias": false}]})", "s.json");
+  ASSERT_EQ(s.cases.size(), 2u);
+  EXPECT_EQ(s.cases[0].op, "conv2d");
+  EXPECT_EQ(s.cases[0].shape, "x[2,4,9,9] w[8,4,3,3] +bias stride 2,2 pad 1,1");
+  const auto& a = std::get<ConvCase>(s.cases[0].params);
+  EXPECT_EQ(a.out_shape(), (Shape{2, 8, 5, 5}));
+  EXPECT_EQ(s.cases[1].op, "conv3d");
+  EXPECT_EQ(std::get<ConvCase>(s.cases[1].params).out_shape(), (Shape{1, 6, 1, 5, 7}));
+  EXPECT_TRUE(throws_with<FormatError>(
+      [&] { parse_suite(R"({"suite": "s", "op": "conv", "dtypes": ["f32"], "cases": [{"name": "x", "x": [1, 4, 5, 5], "weight": [2, 3, 3, 3]}]})", "b.json"); },
+      {"b.json", "field 'cases[0].weight'", "C = 4"}));
+  EXPECT_TRUE(throws_with<FormatError>(
+      [&] { parse_suite(R"({"suite": "s", "op": "conv", "dtypes": ["f32"], "cases": [{"name": "x", "x": [1, 4, 5], "weight": [2, 4, 3]}]})", "b.json"); },
+      {"b.json", "field 'cases[0].x'", "conv3d"}));
+  EXPECT_TRUE(throws_with<FormatError>(
+      [&] { parse_suite(R"({"suite": "s", "op": "conv", "dtypes": ["f32"], "cases": [{"name": "x", "x": [1, 4, 2, 2], "weight": [2, 4, 3, 3]}]})", "b.json"); },
+      {"b.json", "field 'cases[0].x'", "dilated kernel"}));
+}
+
+TEST(Suites, WanVaeConvSuiteHasTheDecoderLayers) {
+  const Suite s = load_suite("conv", dir());
+  EXPECT_EQ(s.op, "conv");
+  const auto find = [&](const std::string& name) -> const ConvCase* {
+    for (const BenchCase& c : s.cases)
+      if (c.name == name) return &std::get<ConvCase>(c.params);
+    return nullptr;
+  };
+  // Stage 0 works at the latent 60 x 104 on one latent frame (T = 1 + 2 cached), the last stage at 480 x 832
+  // on 4 frames.
+  const ConvCase* first = find("wan2.1-vae decoder stage0 residual conv 384->384");
+  ASSERT_NE(first, nullptr);
+  EXPECT_EQ(first->x, (Shape{1, 384, 3, 62, 106}));
+  EXPECT_EQ(first->out_shape(), (Shape{1, 384, 1, 60, 104}));
+  const ConvCase* last = find("wan2.1-vae decoder stage3 residual conv 96->96");
+  ASSERT_NE(last, nullptr);
+  EXPECT_EQ(last->out_shape(), (Shape{1, 96, 4, 480, 832}));
+  const ConvCase* up = find("wan2.1-vae decoder stage2 upsample conv 192->96");
+  ASSERT_NE(up, nullptr);
+  EXPECT_EQ(up->out_shape(), (Shape{4, 96, 480, 832}));
 }
 
 TEST(Suites, BadFilesNameTheFileAndTheField) {

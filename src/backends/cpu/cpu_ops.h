@@ -32,6 +32,15 @@ void matmul(const MatmulArgs& args, const GemmPieces& pieces, MatmulRowsFn rows)
 // linear_backward: grad_x = g W, grad_weight = g^T x, grad_bias = column sums of g, in one parallel region.
 bool linear_backward_covers(const LinearBackwardArgs& args);
 void linear_backward(const LinearBackwardArgs& args, const GemmPieces& pieces);
+// conv2d / conv3d (conv_nd.cpp): groups 1, f32 / bf16 / f16, any stride, padding and dilation, x of any
+// strides, a contiguous weight; the packed GEMM with B gathered from the input window (kernels/conv_pack.cpp).
+struct ConvPieces {
+  GemmPieces gemm;
+  void (*pack_b)(const void*, int64_t, int64_t, int64_t, int64_t, float*);
+  void (*pack_b_pairs)(const void*, int64_t, int64_t, int64_t, int64_t, float*);
+};
+bool conv_covers(const ConvArgs& args);
+void conv(const ConvArgs& args, const ConvPieces& pieces);
 struct AttentionPieces {
   void (*tile)(const AttnTile&);
 };

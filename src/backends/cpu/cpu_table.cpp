@@ -46,6 +46,9 @@ namespace {
     t.rotary_embedding = {[](const RotaryArgs& a) { cpu::rotary_embedding(a, &cpu::isa::rotary_row); },            \
                           &cpu::rotary_embedding_covers, #isa};                                                    \
     t.silu_mul = {[](const BinaryArgs& a) { cpu::silu_mul(a, &cpu::isa::silu_mul); }, &cpu::silu_mul_covers, #isa}; \
+    static constexpr cpu::ConvPieces conv{gemm, &cpu::isa::conv_pack_b, &cpu::isa::conv_pack_b_pairs};          \
+    t.conv2d = {[](const ConvArgs& a) { cpu::conv(a, conv); }, &cpu::conv_covers, #isa};                          \
+    t.conv3d = {[](const ConvArgs& a) { cpu::conv(a, conv); }, &cpu::conv_covers, #isa};                          \
     t.topk = {&cpu::topk, &cpu::topk_covers, #isa};                                                               \
     t.argmax = {&cpu::argmax, &cpu::argmax_covers, #isa};                                                         \
     t.embedding = {&cpu::embedding, &cpu::embedding_covers, #isa};                                                \

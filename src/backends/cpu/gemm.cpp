@@ -57,13 +57,18 @@ void gemm_tile_f32(const GemmProblem& g, int64_t m0, int64_t m1, int64_t n0, int
     for (int64_t i = 0; i < tm; ++i) std::fill(c + i * ldc, c + i * ldc + tn, 0.0f);
   const bool pairs = pieces.pairs_fast() && g.a.type == RowType::bf16 && g.b.type == RowType::bf16;
   const auto pack_a = pairs ? pieces.pack_a_pairs : pieces.pack_a;
-  const auto pack_b = pairs ? pieces.pack_b_pairs : pieces.pack_b;
+  const auto pack_b = [&](int64_t k0, int64_t kc, float* pb) {
+    if (g.b_packer != nullptr)
+      (pairs ? g.b_packer->pack_pairs : g.b_packer->pack)(g.b_packer->source, k0, kc, n0, tn, pb);
+    else
+      (pairs ? pieces.pack_b_pairs : pieces.pack_b)(g.b, k0, kc, n0, tn, pb);
+  };
   const auto block = pairs ? pieces.block_pairs : pieces.block;
   float* const pa = gemm_scratch(0, mc * kKc);
   float* const pb = gemm_scratch(1, round_up(tn, nr) * kKc);
   for (int64_t k0 = 0; k0 < g.k; k0 += kKc) {
     const int64_t kc = std::min(kKc, g.k - k0);
-    pack_b(g.b, k0, kc, n0, tn, pb);
+    pack_b(k0, kc, pb);
     for (int64_t i0 = 0; i0 < tm; i0 += mc) {
       const int64_t rows = std::min(mc, tm - i0);
       pack_a(g.a, m0 + i0, rows, k0, kc, pa);

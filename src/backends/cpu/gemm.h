@@ -32,12 +32,23 @@ struct GemmPieces {
         &cpu::isa::gemm_pack_b_pairs, &cpu::isa::gemm_block_pairs                                           \
   }
 
-// out[m, n] = sum_k a[m, k] b[k, n] (+ bias[n]); k == 0 gives the bias (or zeros).
+// A B operand that no strided view describes (conv's implicit im2col matrix, gathered from the input window):
+// its packers write the panels gemm_pack_b / gemm_pack_b_pairs would write for the [k0, k0 + kc) x [n0, n0 + nc)
+// block of it, from `source`.
+struct PanelPacker {
+  void (*pack)(const void* source, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst);
+  void (*pack_pairs)(const void* source, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst);
+  const void* source;
+};
+
+// out[m, n] = sum_k a[m, k] b[k, n] (+ bias[n], or bias[m] with out.bias_by_row); k == 0 gives the bias (or
+// zeros).
 struct GemmProblem {
   int64_t m, n, k;
   GemmOperand a;   // [m, k]
-  GemmOperand b;   // [k, n]
+  GemmOperand b;   // [k, n]; with b_packer only its type counts (the pair path is taken when a and b are bf16)
   GemmOut out;     // [m, n]
+  const PanelPacker* b_packer = nullptr;   // packs B instead of the pieces' pack_b, when set
 };
 
 void gemm(const std::vector<GemmProblem>& problems, const GemmPieces& pieces);

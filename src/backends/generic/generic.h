@@ -64,4 +64,10 @@ bool grouped_mm_covers(const GroupedMmArgs& args);
 void moe_experts(const MoeExpertsArgs& args);
 bool moe_experts_covers(const MoeExpertsArgs& args);
 
+// conv2d and conv3d (conv_nd.cpp): every stride, padding, dilation and group count, f32 / bf16 / f16.
+void conv(const ConvArgs& args);
+bool conv_covers(const ConvArgs& args);
+// The same with the im2col temporary of each band of output rows bounded by columns_bytes (at least one row).
+void conv_in_bands(const ConvArgs& args, int64_t columns_bytes);
+
 }  // namespace fourfold::generic

@@ -33,6 +33,8 @@ const KernelTable* generic_kernels() {
     t.scaled_dot_product_attention = {&generic::scaled_dot_product_attention, &generic::attention_covers, "generic"};
     t.grouped_mm = {&generic::grouped_mm, &generic::grouped_mm_covers, "generic"};
     t.moe_experts = {&generic::moe_experts, &generic::moe_experts_covers, "generic"};
+    t.conv2d = {&generic::conv, &generic::conv_covers, "generic"};
+    t.conv3d = {&generic::conv, &generic::conv_covers, "generic"};
     return t;
   }();
   return &table;

@@ -402,18 +402,35 @@ void pack_pair_panels(const uint8_t* base, int64_t rs, int64_t ds, int64_t rows,
   }
 }
 
+inline float bias_at(const GemmOut& out, int64_t i) {
+  const int64_t at = i * out.bias_stride;
+  return out.bias_type == RowType::f32    ? load<RowType::f32>(out.bias, at)
+         : out.bias_type == RowType::bf16 ? load<RowType::bf16>(out.bias, at)
+                                          : load<RowType::f16>(out.bias, at);
+}
+
+// One bias per row (conv's output channels): added to the row as it is stored.
+template <RowType T>
+void store_rows_row_bias(const float* c, int64_t ldc, int64_t mc, int64_t nc, const GemmOut& out, int64_t m0,
+                         int64_t n0) {
+  for (int64_t i = 0; i < mc; ++i) {
+    const float b = bias_at(out, m0 + i);
+    const float* ci = c + i * ldc;
+    uint8_t* row = out.data + ((m0 + i) * out.rs + n0 * out.cs) * type_size(T);
+    if (out.cs == 1)
+      for (int64_t j = 0; j < nc; ++j) store<T>(row, j, ci[j] + b);
+    else
+      for (int64_t j = 0; j < nc; ++j) store<T>(row, j * out.cs, ci[j] + b);
+  }
+}
+
 template <RowType T>
 void store_rows(const float* c, int64_t ldc, int64_t mc, int64_t nc, const GemmOut& out, int64_t m0, int64_t n0) {
+  if (out.bias != nullptr && out.bias_by_row) return store_rows_row_bias<T>(c, ldc, mc, nc, out, m0, n0);
   float bias[1024];
   for (int64_t j0 = 0; j0 < nc; j0 += 1024) {
     const int64_t len = nc - j0 < 1024 ? nc - j0 : 1024;
-    for (int64_t j = 0; j < len; ++j) {
-      const int64_t col = (n0 + j0 + j) * out.bias_stride;
-      bias[j] = out.bias == nullptr                    ? 0.0f
-                : out.bias_type == RowType::f32  ? load<RowType::f32>(out.bias, col)
-                : out.bias_type == RowType::bf16 ? load<RowType::bf16>(out.bias, col)
-                                                 : load<RowType::f16>(out.bias, col);
-    }
+    for (int64_t j = 0; j < len; ++j) bias[j] = out.bias == nullptr ? 0.0f : bias_at(out, n0 + j0 + j);
     for (int64_t i = 0; i < mc; ++i) {
       const float* ci = c + i * ldc + j0;
       uint8_t* row = out.data + ((m0 + i) * out.rs + (n0 + j0) * out.cs) * type_size(T);

@@ -69,6 +69,23 @@ struct GemmOut {
   const uint8_t* bias;
   RowType bias_type;
   int64_t bias_stride;
+  bool bias_by_row = false;       // bias[r * bias_stride] instead (conv: one bias per output channel = row)
+};
+
+// ---- conv2d / conv3d as an implicit GEMM (kernels/conv_pack.cpp): per batch element, out[o, p] = sum_q
+// w[o, q] col(q, p), where q = ((c * K0 + k0) * K1 + k1) * K2 + k2 runs over the input channels and kernel
+// taps (the weight's own [O, C * K0 * K1 * K2] layout), p over the flattened output positions, and col(q, p)
+// is the input element under tap q of output p's window (zero in the padding). The B panels are gathered
+// from the input window while packing: no im2col matrix exists. conv2d is the kConvDims case with a leading
+// dim of size 1.
+inline constexpr int kConvDims = 3;
+struct ConvGather {
+  const uint8_t* x;                 // element [n, 0, 0, 0, 0] of this batch element's input
+  RowType type;                     // f32, bf16 or f16
+  int64_t c_stride;                 // elements between input channels
+  int64_t in_size[kConvDims], in_stride[kConvDims];
+  int64_t out_size[kConvDims];
+  int64_t kernel[kConvDims], stride[kConvDims], padding[kConvDims], dilation[kConvDims];
 };
 // ---- scaled_dot_product_attention: one tile of query rows (sharing one KV head) against a range of keys,
 // with online softmax. K and V rows are read through a row stride (a narrowed KV cache) a block of
@@ -241,6 +258,10 @@ struct MatmulRowsPlan {
   void gemm_pack_b_pairs(const GemmOperand& b, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst); \
   void gemm_block_pairs(const float* pa, const float* pb, int64_t mc, int64_t nc, int64_t kc, float* c,   \
                         int64_t ldc, bool accumulate);                                                    \
+  /* conv: the panels gemm_pack_b (pairs: gemm_pack_b_pairs, bf16 only) would write for rows [k0, k0 + kc) \
+     and columns [n0, n0 + nc) of the implicit im2col matrix of `gather` (a ConvGather). */                 \
+  void conv_pack_b(const void* gather, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst);      \
+  void conv_pack_b_pairs(const void* gather, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst); \
   /* scaled_dot_product_attention: folds keys [key_begin, key_end) into the tile's running state. */    \
   void attention_tile(const AttnTile& tile);                                                             \
   /* ---- fused decoder helpers and softmax backward (rms_norm.cpp, rotary.cpp, silu_mul.cpp,            \

@@ -28,7 +28,7 @@ def _driver(tmp_path, name, **kw):
 @pytest.fixture(scope="module")
 def fourfold_records(fourfold, tmp_path_factory):
     out = tmp_path_factory.mktemp("fourfold")
-    fourfold("check", "--suite", *SUITES, "--rows-per-suite", "3", "--repeats", "2", "--no-end-to-end", "--out", str(out))
+    fourfold("check", "--suite", *SUITES, "--rows-per-suite", "3", "--repeats", "2", "--no-end-to-end", "--no-vae", "--out", str(out))
     return out / "candidate.json"
 
 
@@ -79,7 +79,7 @@ def test_end_to_end_on_a_transformers_folder_compares_with_fourfold(fourfold, tm
     model = os.path.join(TRANSFORMERS, "llama3")
     args = ["--suite", "softmax", "--rows-per-suite", "1", "--repeats", "1"]
     e2e = ["--model", model, "--e2e-contexts", "32", "--e2e-prefill", "16", "--e2e-repeats", "1"]
-    fourfold("check", *args, *e2e, "--out", str(tmp_path / "ff"))
+    fourfold("check", *args, *e2e, "--no-vae", "--out", str(tmp_path / "ff"))
     cmd = [sys.executable, "-m", "fourfold_torch", "check", *args, *e2e, "--out", str(tmp_path / "pt")]
     run = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO,
                          env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "python")))

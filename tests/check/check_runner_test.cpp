@@ -27,7 +27,53 @@ CheckOptions tiny_options() {
   o.end_to_end.repeats = 2;
   o.end_to_end.correctness_prompt = 4;
   o.end_to_end.correctness_steps = 4;
+  o.vae.enabled = false;   // VaeWorkloadRecordsBothSides runs it: on the reference tier it takes minutes
   return o;
+}
+
+TEST(CheckRunner, VaeWorkloadRecordsBothSides) {
+  CheckOptions o = tiny_options();
+  o.end_to_end.enabled = false;
+  o.baseline = "generic";
+  o.candidate = "dedicated";
+  o.vae.enabled = true;
+  o.vae.latent_frames = 2;
+  o.vae.latent_height = o.vae.latent_width = 4;
+  o.vae.tile = 32;
+  o.vae.tile_stride = 16;   // latent tiles of 4 every 2: a 2 x 2 grid
+  o.vae.repeats = 2;
+  o.vae.reference_frames = 1;
+  o.vae.reference_size = 2;
+  o.vae.round_trip_frames = 1;
+  o.vae.round_trip_size = 16;
+  const CheckResult r = run_check(o);
+  for (const RecordSet* s : {&r.baseline, &r.candidate}) {
+    ASSERT_TRUE(s->vae_throughput.has_value());
+    ASSERT_EQ(s->vae_throughput->rows.size(), 1u);
+    const VaeThroughputRow& row = s->vae_throughput->rows[0];
+    EXPECT_EQ(row.frames, 5);
+    EXPECT_EQ(row.height, 32);
+    EXPECT_EQ(row.tiles, 4);
+    EXPECT_GT(row.pad_calls, 0);
+    EXPECT_EQ(row.samples_frames_per_s.size(), 2u);
+    EXPECT_GT(row.median_frames_per_s, 0.0);
+    ASSERT_TRUE(s->vae_memory.has_value());
+    EXPECT_GT(s->vae_memory->allocated_peak_bytes, 0u);
+    ASSERT_EQ(s->correctness->end_to_end.size(), 2u);
+    EXPECT_EQ(s->correctness->end_to_end[0].name, "vae_decode");
+    EXPECT_GT(s->correctness->end_to_end[0].psnr_db, 100.0);   // f32 tiers against float64
+    EXPECT_EQ(s->correctness->end_to_end[1].name, "vae_round_trip");
+  }
+  EXPECT_EQ(r.baseline.vae_throughput->rows[0].pad_calls, r.candidate.vae_throughput->rows[0].pad_calls);
+  const std::vector<std::string>& shapes = r.baseline.manifest.workload.shapes;
+  EXPECT_EQ(shapes.back().rfind("vae: preset wan2.1-vae-tiny", 0), 0u) << shapes.back();
+  const Comparison c = compare_records(r.baseline, r.candidate);
+  ASSERT_TRUE(c.vae_throughput.has_value() && c.vae_memory.has_value());
+  EXPECT_EQ(c.vae_throughput->rows.size(), 1u);
+  const std::string text = render_text(c);
+  EXPECT_NE(text.find("VAE decode (frames/s)"), std::string::npos);
+  EXPECT_NE(text.find("Memory of the VAE's tiled decode"), std::string::npos);
+  EXPECT_EQ(parse_check_result(to_json_text(r), "round trip"), r);
 }
 
 TEST(CheckRunner, WritesAllMeasuredRecordsForBothSides) {

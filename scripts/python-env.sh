@@ -12,7 +12,7 @@ if [ ! -x "$dir/bin/python" ]; then
   python3 -m venv "$dir"
 fi
 "$dir/bin/python" -m pip install -q --upgrade pip
-"$dir/bin/python" -m pip install -q "torch==${torch_version}" "transformers==5.23.0" safetensors numpy pytest
+"$dir/bin/python" -m pip install -q "torch==${torch_version}" "transformers==5.23.0" "diffusers==0.42.1" safetensors numpy pytest
 # Editable: the driver runs from this checkout and finds its data/suites.
 "$dir/bin/python" -m pip install -q --no-deps -e ./python
 "$dir/bin/python" -c "import torch, fourfold_torch; print('python-env:', '$dir', 'torch', torch.__version__)"

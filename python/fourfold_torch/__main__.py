@@ -36,6 +36,14 @@ def _parser():
     c.add_argument("--e2e-repeats", type=int, default=3, help="samples per throughput figure")
     c.add_argument("--e2e-reference", default="float64", choices=["float64", "float32"],
                    help="dtype of the CPU run the logits are judged against (float32 for a model too big)")
+    v = sub.add_parser("vae-decode", help="diffusers' Wan VAE decode of .npy latents, timed (a peer of fourfold vae decode)")
+    v.add_argument("--model", required=True, help="a diffusers AutoencoderKLWan folder")
+    v.add_argument("--latents", required=True, help="latents [1, z_dim, T, h, w] as .npy (float32)")
+    v.add_argument("--tile", type=int, default=0, help="enable_tiling with tiles of this many pixels (0: untiled)")
+    v.add_argument("--tile-stride", type=int, default=192, help="a tile every this many pixels")
+    v.add_argument("--repeats", type=int, default=3, help="timed decodes")
+    v.add_argument("--threads", type=int, help="torch.set_num_threads")
+    v.add_argument("--out", help="write the decoded video as .npy")
     return p
 
 
@@ -48,6 +56,9 @@ def main(argv=None):
     parser = _parser()
     a = parser.parse_args(argv)
     _positive(parser, "--repeats", a.repeats)
+    if a.command == "vae-decode":
+        from . import vae
+        return vae.main(a)
     _positive(parser, "--rows-per-suite", a.rows_per_suite, 0)
     _positive(parser, "--seed", a.seed, 0)
     for c in a.e2e_contexts:

@@ -26,7 +26,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 struct VaeOptions {
-  std::string model_dir, preset = "wan2.1-vae-tiny", dtype = "f32", out_dir, latents_path, frames_dir;
+  std::string model_dir, preset = "wan2.1-vae-tiny", dtype = "f32", out_dir, latents_path, frames_dir, npy_path;
   std::vector<std::string> force;
   int64_t latent_frames = 3, latent_height = 8, latent_width = 8;   // decode: seeded latents
   int64_t frames = 5, height = 64, width = 64;                      // roundtrip: the synthetic scene
@@ -144,6 +144,7 @@ void decode_command(const VaeOptions& o) {
   }, seconds);
   fmt::print(stderr, "\n");
   finish(video, o, seconds, "frame");
+  if (!o.npy_path.empty()) model::write_npy(o.npy_path, video.to(DType::f32));
   if (o.against_reference) against_reference(vae, latents, video);
 }
 
@@ -197,6 +198,7 @@ void register_vae(CLI::App& app) {
   auto* dec = vae->add_subcommand("decode", "decode latents (a .npy, or seeded) to PNG frames");
   add_common(*dec, d);
   dec->add_option("--latents", d.latents_path, "latents [1, z_dim, T, h, w] as .npy (default: seeded)");
+  dec->add_option("--npy", d.npy_path, "also write the decoded video [1, C, T, H, W] as f32 .npy (to compare engines)");
   dec->add_option("--latent-frames", d.latent_frames, "seeded latents: frames")->check(CLI::Range(1, 4096))->capture_default_str();
   dec->add_option("--latent-height", d.latent_height, "seeded latents: height")->check(CLI::Range(1, 4096))->capture_default_str();
   dec->add_option("--latent-width", d.latent_width, "seeded latents: width")->check(CLI::Range(1, 4096))->capture_default_str();

@@ -69,6 +69,11 @@ void argmax(const ArgmaxArgs& args);
 bool embedding_covers(const EmbeddingArgs& args);
 void embedding(const EmbeddingArgs& args);
 
+// upsample_nearest for integer factors on inputs dense in their spatial dims (upsample_nearest.cpp): each
+// input row widened once, then copied to the output rows it fills.
+bool upsample_nearest_covers(const UpsampleArgs& args);
+void upsample_nearest(const UpsampleArgs& args);
+
 using SiluMulFn = void (*)(const void*, const void*, void*, RowType, int64_t);
 bool silu_mul_covers(const BinaryArgs& args);
 void silu_mul(const BinaryArgs& args, SiluMulFn fn);

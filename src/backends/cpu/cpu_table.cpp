@@ -52,6 +52,7 @@ namespace {
     t.topk = {&cpu::topk, &cpu::topk_covers, #isa};                                                               \
     t.argmax = {&cpu::argmax, &cpu::argmax_covers, #isa};                                                         \
     t.embedding = {&cpu::embedding, &cpu::embedding_covers, #isa};                                                \
+    t.upsample_nearest = {&cpu::upsample_nearest, &cpu::upsample_nearest_covers, #isa};                           \
     t.grouped_mm = {[](const GroupedMmArgs& a) { cpu::grouped_mm(a, grouped); },    \
                     &cpu::grouped_mm_covers,                                                                      \
                     #isa};                                                                                        \

@@ -64,6 +64,10 @@ bool grouped_mm_covers(const GroupedMmArgs& args);
 void moe_experts(const MoeExpertsArgs& args);
 bool moe_experts_covers(const MoeExpertsArgs& args);
 
+// upsample_nearest for integer factors: the input expanded into a split view of the output, one copy.
+void upsample_nearest(const UpsampleArgs& args);
+bool upsample_nearest_covers(const UpsampleArgs& args);
+
 // conv2d and conv3d (conv_nd.cpp): every stride, padding, dilation and group count, f32 / bf16 / f16.
 void conv(const ConvArgs& args);
 bool conv_covers(const ConvArgs& args);

@@ -34,6 +34,7 @@ const KernelTable* generic_kernels() {
     t.grouped_mm = {&generic::grouped_mm, &generic::grouped_mm_covers, "generic"};
     t.moe_experts = {&generic::moe_experts, &generic::moe_experts_covers, "generic"};
     t.conv2d = {&generic::conv, &generic::conv_covers, "generic"};
+    t.upsample_nearest = {&generic::upsample_nearest, &generic::upsample_nearest_covers, "generic"};
     t.conv3d = {&generic::conv, &generic::conv_covers, "generic"};
     return t;
   }();

@@ -61,7 +61,8 @@ TEST(BenchInputsGolden, FillUniformScalesMatch) {
 }
 
 TEST(BenchInputsGolden, SyntheticPromptsMatch) {
-  for (const auto& e : golden()["synthetic_prompts"])
+  const nlohmann::json g = golden();   // operator[] of a temporary would not keep it alive through the loop
+  for (const auto& e : g["synthetic_prompts"])
     EXPECT_EQ(model::synthetic_prompt(e["n"].get<int64_t>(), e["vocab"].get<int64_t>(), e["seed"].get<uint64_t>()),
               e["ids"].get<std::vector<int64_t>>());
 }

@@ -19,19 +19,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-uint64_t pad_calls() {
+}  // namespace
+
+uint64_t pad_calls_since_reset() {
   for (const DispatchCount& d : dispatch_counts())
     if (d.op == "constant_pad_nd") return d.calls[0] + d.calls[1] + d.calls[2];
   return 0;
 }
-
-model::WanVae open_vae(const VaeWorkloadOptions& o) {
-  if (!o.model_dir.empty()) return model::load_wan_vae(o.model_dir, DType::f32);
-  const model::WanVaeConfig config = model::wan_vae_preset(o.preset);
-  return model::WanVae(config, model::wan_vae_synthetic_weights(config, DType::f32, o.seed), DType::f32);
-}
-
-}  // namespace
 
 VaeResult run_vae_workload(const VaeWorkloadOptions& o, const Policy policies[2], const std::function<void(int)>& account,
                            const std::function<void(const std::string&)>& progress) {
@@ -40,7 +34,7 @@ VaeResult run_vae_workload(const VaeWorkloadOptions& o, const Policy policies[2]
   };
   if (o.repeats < 1) fail<ValueError>("check", "VAE repeats", ">= 1", std::to_string(o.repeats));
   say("VAE: building the model");
-  const model::WanVae vae = open_vae(o);
+  const model::WanVae vae = model::open_wan_vae(o.model_dir, o.preset, o.seed, DType::f32);
   const model::WanVaeConfig& c = vae.config();
   const int64_t s = c.scale_factor_spatial;
   const Tensor latents = model::seeded_latents(c, o.latent_frames, o.latent_height, o.latent_width, o.seed);
@@ -74,7 +68,7 @@ VaeResult run_vae_workload(const VaeWorkloadOptions& o, const Policy policies[2]
       row.height = decoded[3];
       row.width = decoded[4];
       row.tiles = tiles;
-      row.pad_calls = static_cast<int64_t>(pad_calls());
+      row.pad_calls = static_cast<int64_t>(pad_calls_since_reset());
       result.sides[side].throughput.rows.push_back(row);
       result.sides[side].throughput.warmup_runs = 1;
     });

@@ -38,6 +38,9 @@ struct VaeResult {
   VaeSide sides[2];
 };
 
+// constant_pad_nd calls on every tier since the dispatch counters were last reset.
+uint64_t pad_calls_since_reset();
+
 // `account(side)`: as run_end_to_end's, after each stretch under one side's policy.
 VaeResult run_vae_workload(const VaeWorkloadOptions& options, const Policy policies[2],
                            const std::function<void(int)>& account,

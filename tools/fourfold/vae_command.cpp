@@ -10,6 +10,7 @@
 #include "check/error_metrics.h"
 #include "check/memory_workload.h"
 #include "check/report_tables.h"
+#include "check/vae_workload.h"
 #include "commands.h"
 #include "fourfold/errors.h"
 #include "fourfold/policy.h"
@@ -39,16 +40,7 @@ struct VaeOptions {
 double seconds_since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
 
 model::WanVae open_vae(const VaeOptions& o) {
-  const DType act = parse_dtype(o.dtype);
-  if (!o.model_dir.empty()) return model::load_wan_vae(o.model_dir, act);
-  const model::WanVaeConfig config = model::wan_vae_preset(o.preset);
-  return model::WanVae(config, model::wan_vae_synthetic_weights(config, DType::f32, o.seed), act);
-}
-
-uint64_t pad_calls() {
-  for (const DispatchCount& d : dispatch_counts())
-    if (d.op == "constant_pad_nd") return d.calls[0] + d.calls[1] + d.calls[2];
-  return 0;
+  return model::open_wan_vae(o.model_dir, o.preset, o.seed, parse_dtype(o.dtype));
 }
 
 void print_profile(double total_seconds) {
@@ -86,7 +78,7 @@ Tensor measured(const char* what, const model::WanVae& vae, F&& work, double& se
   stop_op_profile();
   fmt::print("{}: {:.3f} s\n", what, seconds);
   print_profile(seconds);
-  print_memory(memory, pad_calls(), vae.parameter_bytes());
+  print_memory(memory, pad_calls_since_reset(), vae.parameter_bytes());
   return out;
 }
 

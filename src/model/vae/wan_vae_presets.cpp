@@ -93,6 +93,12 @@ std::map<std::string, Tensor> wan_vae_synthetic_weights(const WanVaeConfig& conf
   return out;
 }
 
+WanVae open_wan_vae(const std::string& model_dir, const std::string& preset, uint64_t seed, DType activation) {
+  if (!model_dir.empty()) return load_wan_vae(model_dir, activation);
+  const WanVaeConfig config = wan_vae_preset(preset);
+  return WanVae(config, wan_vae_synthetic_weights(config, DType::f32, seed), activation);
+}
+
 std::string wan_vae_config_json(const WanVaeConfig& c) {
   nlohmann::ordered_json j;
   j["_class_name"] = "AutoencoderKLWan";

@@ -25,6 +25,10 @@ WanVaeConfig wan_vae_preset(const std::string& name);   // ValueError listing th
 // N(0, 0.02), from (seed, tensor name): the same weights for a seed on every machine.
 std::map<std::string, Tensor> wan_vae_synthetic_weights(const WanVaeConfig& config, DType dtype, uint64_t seed);
 
+// A diffusers folder when model_dir is set, else the preset with its seeded weights, in `activation`.
+class WanVae;
+WanVae open_wan_vae(const std::string& model_dir, const std::string& preset, uint64_t seed, DType activation);
+
 // config.json as diffusers writes it for AutoencoderKLWan.
 std::string wan_vae_config_json(const WanVaeConfig& config);
 

@@ -227,5 +227,74 @@ TEST(GemvFp8, OneAndTwoThreadsAreBitIdentical) {
   set_num_threads(threads);
 }
 
+// ---------------------------------------------------------------- fp8 rows on bf16 pairs (avx512bf16 level)
+
+// The terms of each element sum (in double) to it times 2^exp2 exactly; one term for bf16 values, three for
+// any f32; every slot of a line is used once; rows outside the ranges stay zero.
+TEST(GemvPairs, ActivationTermsSumExactlyToTheScaledActivations) {
+  const int64_t k = 150;   // two whole lines and a partial one
+  for (DType dt : {DType::bf16, DType::f32}) {
+    Tensor x = randn({4, k}, dt, 60).to(DType::f32);
+    float* xd = x.data_as<float>();
+    if (dt == DType::f32) xd[k + 3] = 1.0e-30f, xd[2 * k + 149] = -3.0e5f;   // a tiny and a large element
+    const cpu::PairActivations a = cpu::pair_activations(xd, k, {{0, 2}, {3, 4}});
+    EXPECT_EQ(a.terms, dt == DType::bf16 ? 1 : 3) << dtype_name(dt);
+    const uint16_t* t = a.buffer.data_as<uint16_t>();
+    for (int64_t r = 0; r < 4; ++r)
+      for (int64_t i = 0; i < k; ++i) {
+        double sum = 0.0;
+        for (int term = 0; term < a.terms; ++term)
+          sum += bf16_to_f32(t[r * a.ld + (i / 64) * 64 * a.terms + term * 64 + cpu::gemv_pair_slot(static_cast<int>(i % 64))]);
+        const double want = r == 2 ? 0.0 : std::ldexp(static_cast<double>(xd[r * k + i]), a.exp2);
+        EXPECT_EQ(sum, want) << dtype_name(dt) << " row " << r << " element " << i;
+      }
+  }
+  bool slot_used[64] = {};
+  for (int i = 0; i < 64; ++i) slot_used[cpu::gemv_pair_slot(i)] = true;
+  for (bool used : slot_used) EXPECT_TRUE(used);
+}
+
+// Where the level takes the pair route, an fp8 linear reads the pair terms and not the f32 rows: a plan whose f32
+// rows are NaN still gives the products. With f32 activations (three terms) a one-hot weight of 1.0 returns each
+// activation bit for bit (the split loses nothing); with bf16 ones, likewise through one term.
+TEST(GemvPairs, TheRouteReadsThePairTermsAndKeepsF32ActivationsExact) {
+  bool any = false;
+  for (cpu::Isa isa : cpu::host_isas()) {
+    cpu::ScopedIsa level(isa);
+    const bool pairs = isa == cpu::Isa::avx512bf16 ? cpu::avx512bf16::gemv_pairs_fast() : false;
+    EXPECT_EQ(pairs, isa == cpu::Isa::avx512bf16) << cpu::isa_name(isa);
+    if (!pairs) continue;
+    any = true;
+    for (DType wdt : {DType::f8_e4m3fn, DType::f8_e5m2})
+      for (DType xdt : {DType::f32, DType::bf16})
+        for (int64_t m : {1, 3}) {
+          const int64_t n = 70, k = 200;
+          Tensor w = Tensor::zeros({n, k}, wdt);
+          const uint8_t one = wdt == DType::f8_e4m3fn ? 0x38 : 0x3c;
+          for (int64_t j = 0; j < n; ++j) static_cast<uint8_t*>(w.data())[j * k + (j * 3) % k] = one;
+          const Tensor x = randn({m, k}, xdt, 61).to(DType::f32);
+          const cpu::PairActivations a = cpu::pair_activations(x.data_as<float>(), k, {{0, m}});
+          std::vector<float> nan_rows(static_cast<size_t>(m * k), NAN);
+          Tensor out = Tensor::zeros({m, n}, DType::f32);
+          cpu::GemvPlan p{};
+          p.m = m, p.n = n, p.k = k;
+          p.x = nan_rows.data();
+          p.w = static_cast<const uint8_t*>(w.data());
+          p.w_row_bytes = k;
+          p.w_type = wdt == DType::f8_e4m3fn ? cpu::GemvWeight::e4m3 : cpu::GemvWeight::e5m2;
+          p.out = out.data();
+          p.out_type = cpu::RowType::f32;
+          p.out_m_stride = n, p.out_n_stride = 1;
+          a.plan(p, 0);
+          cpu::avx512bf16::gemv_rows(p, 0, n);
+          for (int64_t r = 0; r < m; ++r)
+            for (int64_t j = 0; j < n; ++j)
+              ASSERT_EQ(out.data_as<float>()[r * n + j], x.data_as<float>()[r * k + (j * 3) % k])
+                  << dtype_name(wdt) << " " << dtype_name(xdt) << " m " << m << " row " << r << " col " << j;
+        }
+  }
+  if (!any) GTEST_SKIP() << "this host has no avx512bf16 level (AVX512_BF16 and VBMI)";
+}
+
 }  // namespace
 }  // namespace fourfold

@@ -6,6 +6,9 @@
 #include "backends/cpu/kernels/kernels.h"
 #include "ops/op_args.h"
 
+#include <utility>
+#include <vector>
+
 namespace fourfold::cpu {
 
 using PadRowsFn = void (*)(const PadPlan&, int64_t, int64_t);
@@ -92,9 +95,15 @@ void softmax_backward(const SoftmaxBackwardArgs& args, bool log, const SoftmaxBa
 // the packed GEMM's tiles.
 using DotTileFn = void (*)(const DotTile&);
 using GemvRowsFn = void (*)(const GemvPlan&, int64_t, int64_t);
+// A level's GEMV rows and whether they take fp8 weights on bf16 pairs (then plans of fp8 weights carry the
+// activations as pair_activations, see kernels.h's GemvPlan::xp).
+struct GemvPieces {
+  GemvRowsFn rows;
+  bool (*pairs_fast)();
+};
 struct GroupedPieces {
   DotTileFn dot;
-  GemvRowsFn gemv;
+  GemvPieces gemv;
   GemmPieces gemm;
   SiluMulFn silu_mul;   // moe_experts' silu(gate) * up
 };
@@ -105,7 +114,19 @@ void moe_experts(const MoeExpertsArgs& args, const GroupedPieces& pieces);
 // Decode GEMV (kernels/gemv.cpp), shared by linear / scaled_linear with M <= 8, scaled_mm with small M and
 // grouped_mm's small groups.
 // The plan's N rows split over the threads in one parallel region.
-void run_gemv(const GemvPlan& plan, GemvRowsFn rows);
+void run_gemv(const GemvPlan& plan, const GemvPieces& gemv);
+// The activations of an fp8 GEMV as the kernel's bf16 pair terms (kernels.h, GemvPlan::xp): rows [r0, r1) of
+// each range of x [*, k] (f32, contiguous rows; other rows are not read and their terms left zero). One term per
+// element when every element is a bf16 value (a bf16 model's activations), else three (exact for any f32). All
+// rows share one power of two, exp2, chosen from their largest finite magnitude (to near 2^15).
+struct PairActivations {
+  Tensor buffer;   // uint16 terms, from the allocator (the memory record sees them)
+  int terms = 0, exp2 = 0;
+  int64_t ld = 0;  // uint16 elements per row
+  // Points plan.xp at row `row` (the plan's activation row 0).
+  void plan(GemvPlan& p, int64_t row) const;
+};
+PairActivations pair_activations(const float* x, int64_t k, const std::vector<std::pair<int64_t, int64_t>>& rows);
 // Fills the plan's epilogue fields: bias (or null) and out [M, N], f32 / bf16 / f16, any strides.
 void plan_epilogue(GemvPlan& plan, const Tensor* bias, Tensor& out);
 // RowType of an f32 / bf16 / f16 dtype.
@@ -119,11 +140,11 @@ int e4m3_activation_exponent(const float* x, int64_t count);
 // x [M <= 8, K] f32 / bf16 / f16 (any strides) against a k-contiguous weight of x's dtype, bf16 / f16 under
 // f32 x, or fp8 with an f32 weight_scale.
 bool linear_decode_covers(const LinearArgs& args);
-void linear_decode(const LinearArgs& args, GemvRowsFn rows);
+void linear_decode(const LinearArgs& args, const GemvPieces& gemv);
 
 // a [M <= 8, K] fp8 (any strides) against b [K, N] fp8 with K contiguous (b = W^T), every recipe.
 bool scaled_mm_decode_covers(const ScaledMmArgs& args);
-void scaled_mm_decode(const ScaledMmArgs& args, GemvRowsFn rows);
+void scaled_mm_decode(const ScaledMmArgs& args, const GemvPieces& gemv);
 // Every other scaled_mm (more rows, or b N-contiguous): the packed GEMM with both fp8 operands scaled while
 // packing (scaled_mm_prefill.cpp); out f32 / bf16 / f16, f32 scales, any strides.
 bool scaled_mm_prefill_covers(const ScaledMmArgs& args);

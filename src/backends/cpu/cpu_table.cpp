@@ -13,12 +13,13 @@ namespace {
                                                &cpu::isa::softmax_write_kept};                                    \
     static constexpr cpu::GemmPieces gemm = FOURFOLD_GEMM_PIECES(isa);                                            \
     static constexpr cpu::AttentionPieces attention{&cpu::isa::attention_tile};                                  \
-    static constexpr cpu::GroupedPieces grouped{&cpu::isa::dot_tile, &cpu::isa::gemv_rows, gemm, &cpu::isa::silu_mul}; \
+    static constexpr cpu::GemvPieces gemv{&cpu::isa::gemv_rows, &cpu::isa::gemv_pairs_fast};                     \
+    static constexpr cpu::GroupedPieces grouped{&cpu::isa::dot_tile, gemv, gemm, &cpu::isa::silu_mul};            \
     KernelTable t;                                                                                                \
     /* linear: the decode GEMV up to kLinearDecodeMaxRows rows (and every scaled_linear it covers), else the  \
        packed prefill GEMM. */                                                                                    \
     t.linear = {[](const LinearArgs& a) {                                                                         \
-                  if (cpu::linear_decode_covers(a)) cpu::linear_decode(a, &cpu::isa::gemv_rows);                  \
+                  if (cpu::linear_decode_covers(a)) cpu::linear_decode(a, gemv);                                   \
                   else cpu::linear_prefill(a, gemm);                                                              \
                 },                                                                                                \
                 [](const LinearArgs& a) { return cpu::linear_decode_covers(a) || cpu::linear_prefill_covers(a); }, \
@@ -60,7 +61,7 @@ namespace {
                      &cpu::moe_experts_covers, #isa};                                                             \
     /* scaled_mm: the decode GEMV for the few-row b = W^T calls it covers, else the packed GEMM. */               \
     t.scaled_mm = {[](const ScaledMmArgs& a) {                                                                    \
-                     if (cpu::scaled_mm_decode_covers(a)) cpu::scaled_mm_decode(a, &cpu::isa::gemv_rows);         \
+                     if (cpu::scaled_mm_decode_covers(a)) cpu::scaled_mm_decode(a, gemv);                          \
                      else cpu::scaled_mm_prefill(a, gemm);                                                        \
                    },                                                                                             \
                    [](const ScaledMmArgs& a) {                                                                    \

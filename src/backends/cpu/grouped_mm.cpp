@@ -168,7 +168,7 @@ void grouped_mm(const GroupedMmArgs& args, const GroupedPieces& pieces) {
     const Gemm& p = gemms[static_cast<size_t>(t.group)];
     const int64_t rows = t.m1 - t.m0, cols = t.n1 - t.n0;
     switch (t.loop) {
-      case Loop::gemv: pieces.gemv(plans[static_cast<size_t>(t.group)], t.n0, t.n1); return;
+      case Loop::gemv: pieces.gemv.rows(plans[static_cast<size_t>(t.group)], t.n0, t.n1); return;
       case Loop::gemm: {
         const GemmProblem g = gemm_problem(p, in_type, out_type);
         const int64_t ldc = (cols + 15) / 16 * 16;

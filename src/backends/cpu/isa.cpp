@@ -40,8 +40,11 @@ Isa detect_best() {
   if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return Isa::scalar;
   const bool avx2 = b & bit_AVX2;
   const bool avx512 = (b & bit_AVX512F) && (b & bit_AVX512BW) && (b & bit_AVX512VL) && (b & bit_AVX512DQ);
+  // The bf16 level also takes VBMI (the fp8 GEMV's byte lookups): every AVX512_BF16 CPU has it but Cooper Lake,
+  // which gets the avx512 level.
+  const bool vbmi = c & bit_AVX512VBMI;
   bool bf16 = false;
-  if (__get_cpuid_count(7, 1, &a, &b, &c, &d)) bf16 = a & (1u << 5);
+  if (__get_cpuid_count(7, 1, &a, &b, &c, &d)) bf16 = (a & (1u << 5)) && vbmi;
   if (!(avx2 && fma && f16c && ymm_state)) return Isa::scalar;
   if (!(avx512 && zmm_state)) return Isa::avx2;
   return bf16 ? Isa::avx512bf16 : Isa::avx512;

@@ -69,11 +69,16 @@ int e4m3_activation_exponent(const float* x, int64_t count) {
   return std::clamp(126 - e, 0, 112);
 }
 
-void run_gemv(const GemvPlan& plan, GemvRowsFn rows) {
+void run_gemv(const GemvPlan& plan, const GemvPieces& gemv) {
   if (plan.m == 0 || plan.n == 0) return;
   GemvPlan p = plan;
   Tensor scaled;   // from the allocator, so the memory record sees it
-  if (p.w_type == GemvWeight::e4m3) {
+  PairActivations pairs;
+  const bool fp8 = p.w_type == GemvWeight::e4m3 || p.w_type == GemvWeight::e5m2;
+  if (fp8 && gemv.pairs_fast()) {
+    pairs = pair_activations(p.x, p.k, {{0, p.m}});
+    pairs.plan(p, 0);
+  } else if (p.w_type == GemvWeight::e4m3) {
     p.x_exp2 = e4m3_activation_exponent(p.x, p.m * p.k);
     const float f = std::ldexp(1.0f, p.x_exp2);
     scaled = Tensor::empty({std::max<int64_t>(1, p.m * p.k)}, DType::f32);
@@ -84,7 +89,7 @@ void run_gemv(const GemvPlan& plan, GemvRowsFn rows) {
   const int64_t es = p.w_type == GemvWeight::f32 ? 4 : (p.w_type == GemvWeight::bf16 || p.w_type == GemvWeight::f16) ? 2 : 1;
   const int64_t row_bytes = std::max<int64_t>(1, p.k * es);
   const int64_t grain = std::max<int64_t>(4, kChunkBytes / row_bytes);
-  parallel_for(0, p.n, grain, [&](int64_t begin, int64_t end) { rows(p, begin, end); });
+  parallel_for(0, p.n, grain, [&](int64_t begin, int64_t end) { gemv.rows(p, begin, end); });
 }
 
 bool linear_decode_covers(const LinearArgs& a) {
@@ -96,7 +101,7 @@ bool linear_decode_covers(const LinearArgs& a) {
   return a.weight_scale == nullptr && (wt == xt || xt == DType::f32);
 }
 
-void linear_decode(const LinearArgs& a, GemvRowsFn rows) {
+void linear_decode(const LinearArgs& a, const GemvPieces& gemv) {
   const int64_t m = a.x.size(0), k = a.x.size(1), n = a.weight.size(0);
   if (m == 0 || n == 0) return;
   const Tensor x = activations_f32(a.x);
@@ -118,7 +123,7 @@ void linear_decode(const LinearArgs& a, GemvRowsFn rows) {
     p.scale_k_stride = s.stride(1);
   }
   plan_epilogue(p, a.bias, a.out);
-  run_gemv(p, rows);
+  run_gemv(p, gemv);
 }
 
 }  // namespace fourfold::cpu

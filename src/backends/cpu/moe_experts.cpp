@@ -72,13 +72,23 @@ GemmOperand weight_operand(const Tensor& w, const Tensor* scale, int64_t e) {
   return b;
 }
 
-// The decode GEMV over expert e's weight rows for m rows of f32 x [m, k] (times 2^x_exp2 under e4m3 weights,
-// see run_gemv): out[r * out_ld + n], f32. An e4m3 weight brings its 128x128 block scales.
-GemvPlan stream_plan(const Tensor& w, const Tensor* scale, int64_t e, const float* x, int x_exp2, int64_t m,
+// How the GEMV experts' rows of x (or h) reach the GEMV: f32 rows (times 2^exp2 under e4m3 weights, see
+// run_gemv), or as bf16 pair terms (pairs non-null: the level's fp8 route on vdpbf16ps).
+struct StreamRows {
+  const float* rows;
+  int exp2;
+  const PairActivations* pairs;
+};
+
+// The decode GEMV over expert e's weight rows for m rows of x from row r: out[r * out_ld + n], f32. An e4m3
+// weight brings its 128x128 block scales.
+GemvPlan stream_plan(const Tensor& w, const Tensor* scale, int64_t e, const StreamRows& x, int64_t r, int64_t m,
                      int64_t k, float* out, int64_t out_ld) {
   GemvPlan p{};
   p.m = m, p.n = w.size(1), p.k = k;
-  p.x = x;
+  p.x = x.rows == nullptr ? nullptr : x.rows + r * k;
+  if (x.pairs != nullptr && w.dtype() == DType::f8_e4m3fn) x.pairs->plan(p, r);
+  const int x_exp2 = x.exp2;
   const int64_t es = static_cast<int64_t>(dtype_size(w.dtype()));
   p.w = static_cast<const uint8_t*>(w.data()) + e * w.stride(0) * es;
   p.w_row_bytes = w.stride(1) * es;
@@ -97,18 +107,37 @@ GemvPlan stream_plan(const Tensor& w, const Tensor* scale, int64_t e, const floa
   return p;
 }
 
-// Rows [start[e], start[e + 1]) of `rows` [*, width] for the experts streamed through the GEMV, multiplied by
-// 2^c for the e4m3 GEMV (exact: a power of two, c chosen so nothing overflows); returns c.
-int scale_stream_rows(float* rows, int64_t width, const std::vector<int64_t>& start, int64_t max_rows) {
-  const auto streamed = [&](size_t e) { const int64_t n = start[e + 1] - start[e]; return n > 0 && n <= max_rows; };
+// The row ranges [start[e], start[e + 1]) of the experts streamed through the GEMV.
+std::vector<std::pair<int64_t, int64_t>> stream_ranges(const std::vector<int64_t>& start, int64_t max_rows) {
+  std::vector<std::pair<int64_t, int64_t>> ranges;
+  for (size_t e = 0; e + 1 < start.size(); ++e)
+    if (const int64_t n = start[e + 1] - start[e]; n > 0 && n <= max_rows) ranges.emplace_back(start[e], start[e + 1]);
+  return ranges;
+}
+
+// The rows of `ranges` of `rows` [*, width] multiplied by 2^c for the e4m3 GEMV (exact: a power of two, c chosen
+// so nothing overflows); returns c.
+int scale_stream_rows(float* rows, int64_t width, const std::vector<std::pair<int64_t, int64_t>>& ranges) {
   int c = 112;
-  for (size_t e = 0; e + 1 < start.size(); ++e)
-    if (streamed(e)) c = std::min(c, e4m3_activation_exponent(rows + start[e] * width, (start[e + 1] - start[e]) * width));
+  for (auto [r0, r1] : ranges) c = std::min(c, e4m3_activation_exponent(rows + r0 * width, (r1 - r0) * width));
   const float f = std::ldexp(1.0f, c);
-  for (size_t e = 0; e + 1 < start.size(); ++e)
-    if (streamed(e))
-      for (int64_t i = start[e] * width; i < start[e + 1] * width; ++i) rows[i] *= f;
+  for (auto [r0, r1] : ranges)
+    for (int64_t i = r0 * width; i < r1 * width; ++i) rows[i] *= f;
   return c;
+}
+
+// The GEMV experts' rows of `rows` [*, width] as the fp8 GEMV wants them (unchanged for other weights):
+// bf16 pair terms where the level takes them (into *pairs), else multiplied in place by 2^c for the e4m3 GEMV
+// (exact: a power of two, c chosen so nothing overflows).
+StreamRows stream_rows(float* rows, int64_t width, const std::vector<int64_t>& start, int64_t max_rows, bool fp8,
+                       const GemvPieces& gemv, PairActivations* pairs) {
+  if (!fp8) return {rows, 0, nullptr};
+  const auto ranges = stream_ranges(start, max_rows);
+  if (gemv.pairs_fast()) {
+    *pairs = pair_activations(rows, width, ranges);
+    return {rows, 0, pairs};
+  }
+  return {rows, scale_stream_rows(rows, width, ranges), nullptr};
 }
 
 struct UpTile {
@@ -173,7 +202,9 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
         }
       }
     });
-  const int x_exp2 = gate_fp8 && x32.defined() ? scale_stream_rows(x32.data_as<float>(), hidden, start, kStreamMaxRows) : 0;
+  PairActivations x_pairs, h_pairs;
+  const StreamRows x_stream = stream_rows(x32.defined() ? x32.data_as<float>() : nullptr, hidden, start, kStreamMaxRows,
+                                          gate_fp8 && x32.defined(), pieces.gemv, &x_pairs);
 
   // 1. h = silu(x gate^T) * (x up^T) per row, [total, inter] f32. Costs as grouped_mm's (multiply-adds; a
   // streamed weight element counts as ten, a packed one as four more rows).
@@ -212,9 +243,9 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
     if (gemv) {
       // up's columns land in a [rows, inter] scratch at the same offsets as gate's in h.
       float* u = gemm_scratch(kSlotUp, kStreamMaxRows * inter);
-      const float* x = x32.data_as<const float>() + t.r0 * hidden;
-      pieces.gemv(stream_plan(a.gate, a.gate_scale, t.expert, x, x_exp2, rows, hidden, h + t.r0 * inter, inter), t.i0, t.i1);
-      pieces.gemv(stream_plan(a.up, a.up_scale, t.expert, x, x_exp2, rows, hidden, u, inter), t.i0, t.i1);
+      pieces.gemv.rows(stream_plan(a.gate, a.gate_scale, t.expert, x_stream, t.r0, rows, hidden, h + t.r0 * inter, inter),
+                       t.i0, t.i1);
+      pieces.gemv.rows(stream_plan(a.up, a.up_scale, t.expert, x_stream, t.r0, rows, hidden, u, inter), t.i0, t.i1);
       for (int64_t r = 0; r < rows; ++r)
         pieces.silu_mul(h0 + r * inter, u + r * inter + t.i0, h0 + r * inter, RowType::f32, cols);
       return;
@@ -232,7 +263,7 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
     for (int64_t r = 0; r < rows; ++r) pieces.silu_mul(h0 + r * inter, u + r * kDotCols, h0 + r * inter, RowType::f32, cols);
   });
 
-  const int h_exp2 = gemv && down_fp8 && any_stream ? scale_stream_rows(h, inter, start, kStreamMaxRows) : 0;
+  const StreamRows h_stream = stream_rows(h, inter, start, kStreamMaxRows, gemv && down_fp8 && any_stream, pieces.gemv, &h_pairs);
 
   // 2. out[t, cols] = sum over t's rows of weight * (h down^T)[row, cols], one column tile per work item:
   // 32 columns for decode (many items to share out), wider when GEMM tiles run (their packed rows of h are
@@ -264,7 +295,7 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
                                    weight_operand(a.down, a.down_scale, e), {}};
             gemm_tile_f32(down, r0, r0 + rows, o0, o1, y, ldy, pieces.gemm);
           } else if (gemv) {
-            pieces.gemv(stream_plan(a.down, a.down_scale, e, h + (s + r0) * inter, h_exp2, rows, inter, y_rows, hidden), o0, o1);
+            pieces.gemv.rows(stream_plan(a.down, a.down_scale, e, h_stream, s + r0, rows, inter, y_rows, hidden), o0, o1);
           } else {
             const DotTile h_rows{h + (s + r0) * inter, nullptr, inter, MatType::f32, nullptr, 0, type, rows, cols, inter,
                                  y, ldy};

@@ -42,7 +42,7 @@ bool scaled_mm_decode_covers(const ScaledMmArgs& s) {
          (s.bias == nullptr || s.bias->dtype() == DType::f32 || s.bias->dtype() == DType::bf16);
 }
 
-void scaled_mm_decode(const ScaledMmArgs& s, GemvRowsFn rows) {
+void scaled_mm_decode(const ScaledMmArgs& s, const GemvPieces& gemv) {
   const int64_t m = s.a.size(0), k = s.a.size(1), n = s.b.size(1);
   if (m == 0 || n == 0) return;
   const Tensor x = activations(s);
@@ -65,7 +65,7 @@ void scaled_mm_decode(const ScaledMmArgs& s, GemvRowsFn rows) {
     case ScaleRecipe::block_128x128: p.scale_n_group = kBlock, p.scale_k_group = kBlock; break;
   }
   plan_epilogue(p, s.bias, s.out);
-  run_gemv(p, rows);
+  run_gemv(p, gemv);
 }
 
 }  // namespace fourfold::cpu

@@ -1,7 +1,9 @@
 // Decode GEMV inner loops, compiled once per ISA: each weight row is read once and multiplied into all M
-// activation rows, with f32 products and f32 accumulation. Precision policy: activations and weights enter as
-// their exact f32 values; no bf16 dot-product instruction (vdpbf16ps would round f32 activations to bf16 and
-// treats bf16 subnormals as zero), so results are the f32-accumulated products, rounded once to the output.
+// activation rows, with exact products and f32 accumulation. Precision policy: activations and weights enter as
+// their exact values, so results are the f32-accumulated products, rounded once to the output. vdpbf16ps
+// (which would round f32 activations to bf16 and treats bf16 subnormals as zero) is used only where that holds:
+// fp8 weights, which are bf16 values, against activations split exactly into bf16 terms (pair_rows below).
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -173,6 +175,61 @@ void epilogue_store(void* p, RowType type, int64_t i, float v) {
   }
 }
 
+// What the row loops share: R weight rows from n0, their scales, the K blocks, the fold of a block's sums into
+// the row totals and the epilogue.
+template <int R>
+struct RowGroup {
+  const GemvPlan& p;
+  const int64_t n0;
+  const uint8_t* w[R];
+  const uint8_t* ahead[R];     // the rows R later (this row again past the last)
+  const float* scale_row[R];   // each row's scales, one per k block group
+  // Blocks of kGemvKBlock, or the scale's 128 when that is finer (the 128x128 recipes).
+  int64_t block;
+  // The scale's k group of block k0 / block: the block itself (128), or 0 for a whole-K group (no division per
+  // block: with 128-wide blocks it was a measurable part of the fold).
+  bool scale_per_block;
+
+  RowGroup(const GemvPlan& plan, int64_t first) : p(plan), n0(first) {
+    for (int r = 0; r < R; ++r) {
+      w[r] = p.w + (n0 + r) * p.w_row_bytes;
+      ahead[r] = n0 + r + R < p.n ? w[r] + R * p.w_row_bytes : w[r];
+      scale_row[r] = p.scale == nullptr ? nullptr : p.scale + ((n0 + r) / p.scale_n_group) * p.scale_n_stride;
+    }
+    block = p.scale != nullptr && p.scale_k_group < kGemvKBlock ? p.scale_k_group : kGemvKBlock;
+    scale_per_block = p.scale != nullptr && p.scale_k_group == block;
+  }
+
+  // total += acc (times the scale of k block kb).
+  template <int M>
+  [[gnu::always_inline]] void fold(const vf (&acc)[R][M], vf (&total)[R][M], int64_t kb) const {
+    for (int r = 0; r < R; ++r) {
+      if (p.scale == nullptr) {
+        for (int m = 0; m < M; ++m) total[r][m] += acc[r][m];
+      } else {
+        const vf sc = splat(scale_row[r][kb * p.scale_k_stride]);
+        for (int m = 0; m < M; ++m) total[r][m] += acc[r][m] * sc;
+      }
+    }
+  }
+
+  // out = lanes of total summed, times 2^exp2 (exact: a power of two, taken in double so that any exp2 the
+  // pair activations chose is representable), plus the bias; NaN for the rows marked nan.
+  template <int M>
+  void store(const vf (&total)[R][M], const bool (&nan)[R], int exp2) const {
+    for (int r = 0; r < R; ++r) {
+      const int64_t n = n0 + r;
+      const float b = p.bias == nullptr ? 0.0f : epilogue_load(p.bias, p.bias_type, n * p.bias_stride);
+      for (int m = 0; m < M; ++m) {
+        float y = lane_sum(total[r][m]);
+        if (exp2 != 0) y = static_cast<float>(std::ldexp(static_cast<double>(y), exp2));
+        y = nan[r] ? std::numeric_limits<float>::quiet_NaN() : y + b;
+        epilogue_store(p.out, p.out_type, m * p.out_m_stride + n * p.out_n_stride, y);
+      }
+    }
+  }
+};
+
 // Weight rows [n0, n0 + R) against all M activation rows. The main loop takes one 64-byte line of each row
 // per step and prefetches ahead (see kRowGroupAhead): the hardware prefetchers alone restart at every row and
 // leave a single thread well short of the read bandwidth (shared/MACHINE.md).
@@ -193,14 +250,9 @@ void rows(const GemvPlan& p, int64_t n0) {
   constexpr int64_t kAheadBytes = 2048;
 
   const int64_t k_size = p.k;
-  const uint8_t* w[R];
-  const uint8_t* ahead[R];     // the rows R later (this row again past the last)
-  const float* scale_row[R];   // each row's scales, one per k block group
-  for (int r = 0; r < R; ++r) {
-    w[r] = p.w + (n0 + r) * p.w_row_bytes;
-    ahead[r] = n0 + r + R < p.n ? w[r] + R * p.w_row_bytes : w[r];
-    scale_row[r] = p.scale == nullptr ? nullptr : p.scale + ((n0 + r) / p.scale_n_group) * p.scale_n_stride;
-  }
+  const RowGroup<R> g(p, n0);
+  const uint8_t* const* w = g.w;
+  const uint8_t* const* ahead = g.ahead;
   // The factor an e4m3 product is short of (see above), 2^(120 - x_exp2): a power of two, so applying it once
   // to the scaled block sums (rather than to each block's scale) gives the same bits.
   float unit = 1.0f;
@@ -219,13 +271,9 @@ void rows(const GemvPlan& p, int64_t n0) {
       for (int m = 0; m < M; ++m) acc[r][m] += wv * xv[m];
     }
   };
-  // Blocks of kGemvKBlock, or the scale's 128 when that is finer (the 128x128 recipes).
-  const int64_t block = p.scale != nullptr && p.scale_k_group < kGemvKBlock ? p.scale_k_group : kGemvKBlock;
-  // The scale's k group of block k0 / block: the block itself (128), or 0 for a whole-K group (no division per
-  // block: with 128-wide blocks it was a measurable part of the fold).
-  const bool scale_per_block = p.scale != nullptr && p.scale_k_group == block;
+  const int64_t block = g.block;
   int64_t kb = 0;
-  for (int64_t k0 = 0; k0 < k_size; k0 += block, kb += scale_per_block ? 1 : 0) {
+  for (int64_t k0 = 0; k0 < k_size; k0 += block, kb += g.scale_per_block ? 1 : 0) {
     const int64_t k_end = k_size - k0 < block ? k_size : k0 + block;
     vf acc[R][M] = {};
     int64_t k = k0;
@@ -242,29 +290,104 @@ void rows(const GemvPlan& p, int64_t n0) {
       for (int r = 0; r < R; ++r) note_codes<W>(seen[r], w[r] + k, count);
       step(acc, k, count);
     }
-    if (p.scale == nullptr) {
-      for (int r = 0; r < R; ++r)
-        for (int m = 0; m < M; ++m) total[r][m] += acc[r][m];
-    } else {
-      for (int r = 0; r < R; ++r) {
-        const vf sc = splat(scale_row[r][kb * p.scale_k_stride]);
-        for (int m = 0; m < M; ++m) total[r][m] += acc[r][m] * sc;
-      }
-    }
+    g.fold(acc, total, kb);
   }
   if constexpr (W == GemvWeight::e4m3)
     for (int r = 0; r < R; ++r)
       for (int m = 0; m < M; ++m) total[r][m] *= splat(unit);
-  for (int r = 0; r < R; ++r) {
-    const int64_t n = n0 + r;
-    const float b = p.bias == nullptr ? 0.0f : epilogue_load(p.bias, p.bias_type, n * p.bias_stride);
-    const bool nan = W == GemvWeight::e4m3 && saw_nan(seen[r]);
-    for (int m = 0; m < M; ++m) {
-      const float y = nan ? std::numeric_limits<float>::quiet_NaN() : lane_sum(total[r][m]) + b;
-      epilogue_store(p.out, p.out_type, m * p.out_m_stride + n * p.out_n_stride, y);
-    }
-  }
+  bool nan[R] = {};
+  if constexpr (W == GemvWeight::e4m3)
+    for (int r = 0; r < R; ++r) nan[r] = saw_nan(seen[r]);
+  g.store(total, nan, 0);
 }
+
+#if defined(__AVX512BF16__) && defined(__AVX512VBMI__)
+// fp8 rows on bf16 pairs. Every e4m3fn and e5m2 value is a bf16 value (3 and 2 mantissa bits, exponents well
+// inside bf16's, subnormals included), so a code becomes its exact bf16 by two 128-entry byte lookups on its
+// magnitude (vpermi2b: the high and the low byte) and its sign bit or-ed back in; NaN codes become bf16 NaN and
+// e5m2's inf bf16 inf, so they propagate through the sums with no separate check. vdpbf16ps then multiplies
+// 32 pairs by the activations' bf16 terms (pair_activations: one term when the activations are bf16 values, as
+// in a bf16 model, three when they are any f32: the exact split), with exact products and f32 sums. About 4
+// vector ops per 64 codes and term against 16 for the f32 route above, which bounded the fp8 GEMV in decode
+// (docs/decode.md). vdpbf16ps treats bf16 subnormals as zero and flushes subnormal sums: the weights never are
+// (e4m3's smallest is 2^-9, e5m2's 2^-16), the activations are scaled so their largest is near 2^15 (a term
+// below 2^-126 is then below 2^-141 of the largest: nothing an f32 sum keeps).
+struct PairTables {
+  __m512i hi0, hi1, lo0, lo1;   // bytes of the bf16 of magnitudes 0..63 and 64..127
+};
+
+template <GemvWeight W>
+PairTables pair_tables() {
+  alignas(64) static const auto bytes = [] {
+    struct { uint8_t hi[128], lo[128]; } t{};
+    for (int c = 0; c < 128; ++c) {
+      const float v = W == GemvWeight::e4m3 ? fp8_e4m3fn_to_f32(static_cast<uint8_t>(c)) : fp8_e5m2_to_f32(static_cast<uint8_t>(c));
+      const uint16_t b = f32_to_bf16(v);   // exact for every finite code; NaN stays NaN
+      t.hi[c] = static_cast<uint8_t>(b >> 8);
+      t.lo[c] = static_cast<uint8_t>(b & 0xff);
+    }
+    return t;
+  }();
+  return {_mm512_load_si512(bytes.hi), _mm512_load_si512(bytes.hi + 64), _mm512_load_si512(bytes.lo),
+          _mm512_load_si512(bytes.lo + 64)};
+}
+
+// The two vectors of 32 bf16 (gemv_pair_slot's layout) of the 64 codes at q; count < 64 reads only that many
+// (a masked load: code 0 past them, which is +0).
+[[gnu::always_inline]] inline void pair_weights(const PairTables& t, const uint8_t* q, int64_t count, __m512i& w0, __m512i& w1) {
+  const __m512i c = count == kGemvPairLine ? _mm512_loadu_si512(q) : _mm512_maskz_loadu_epi8((uint64_t{1} << count) - 1, q);
+  __m512i hi = _mm512_permutex2var_epi8(t.hi0, c, t.hi1);   // index bit 7 (the sign) is ignored
+  hi = _mm512_ternarylogic_epi32(hi, c, _mm512_set1_epi8(static_cast<char>(0x80)), 0xF8);   // hi | (c & 0x80)
+  const __m512i lo = _mm512_permutex2var_epi8(t.lo0, c, t.lo1);
+  w0 = _mm512_unpacklo_epi8(lo, hi);
+  w1 = _mm512_unpackhi_epi8(lo, hi);
+}
+
+// Weight rows [n0, n0 + R) against all M activation rows held as T pair terms (plan.xp). The row group, its
+// prefetch (the same line R rows later, as the fp8 rows above), blocks and epilogue are the f32 route's.
+template <GemvWeight W, int M, int R, int T>
+void pair_rows(const GemvPlan& p, int64_t n0) {
+  const PairTables tab = pair_tables<W>();
+  const RowGroup<R> g(p, n0);
+  vf total[R][M] = {};
+  int64_t kb = 0;
+  for (int64_t k0 = 0; k0 < p.k; k0 += g.block, kb += g.scale_per_block ? 1 : 0) {
+    const int64_t k_end = p.k - k0 < g.block ? p.k : k0 + g.block;
+    // Two chains per output, one per weight vector of a line: a lone row (R = M = 1) is otherwise bound by
+    // vdpbf16ps's latency, not by the loads.
+    __m512 acc0[R][M], acc1[R][M];
+    for (int r = 0; r < R; ++r)
+      for (int m = 0; m < M; ++m) acc0[r][m] = acc1[r][m] = _mm512_setzero_ps();
+    for (int64_t k = k0; k < k_end; k += kGemvPairLine) {
+      const uint16_t* xl = p.xp + (k / kGemvPairLine) * kGemvPairLine * T;
+      const int64_t count = k_end - k < kGemvPairLine ? k_end - k : kGemvPairLine;
+      for (int r = 0; r < R; ++r) {
+        __builtin_prefetch(g.ahead[r] + k);
+        __m512i w0, w1;
+        pair_weights(tab, g.w[r] + k, count, w0, w1);
+        for (int m = 0; m < M; ++m)
+          for (int t = 0; t < T; ++t) {
+            const uint16_t* xt = xl + m * p.xp_ld + t * kGemvPairLine;
+            acc0[r][m] = _mm512_dpbf16_ps(acc0[r][m], (__m512bh)w0, (__m512bh)_mm512_loadu_si512(xt));
+            acc1[r][m] = _mm512_dpbf16_ps(acc1[r][m], (__m512bh)w1, (__m512bh)_mm512_loadu_si512(xt + 32));
+          }
+      }
+    }
+    vf acc[R][M];
+    for (int r = 0; r < R; ++r)
+      for (int m = 0; m < M; ++m) acc[r][m] = (vf)acc0[r][m] + (vf)acc1[r][m];
+    g.fold(acc, total, kb);
+  }
+  const bool nan[R] = {};
+  g.store(total, nan, -p.xp_exp2);
+}
+
+template <GemvWeight W, int M, int R>
+void pair_rows_terms(const GemvPlan& p, int64_t n0) {
+  if (p.xp_terms == 1) pair_rows<W, M, R, 1>(p, n0);
+  else pair_rows<W, M, R, kGemvMaxTerms>(p, n0);
+}
+#endif
 
 // Rows of at most this many bytes, at M = 1, run one at a time (see run).
 constexpr int64_t kShortRowBytes = 4096;
@@ -280,10 +403,16 @@ constexpr int64_t kShortRowBytes = 4096;
 template <GemvWeight W, int M>
 void run(const GemvPlan& p, int64_t n_begin, int64_t n_end) {
   constexpr int R = M <= 2 ? 4 : M <= 4 ? 2 : 1;
+  auto group = &rows<W, M, R>;
+  auto single = &rows<W, M, 1>;
+#if defined(__AVX512BF16__) && defined(__AVX512VBMI__)
+  if constexpr (W == GemvWeight::e4m3 || W == GemvWeight::e5m2)
+    if (p.xp != nullptr) group = &pair_rows_terms<W, M, R>, single = &pair_rows_terms<W, M, 1>;
+#endif
   int64_t n = n_begin;
   if (M > 1 || p.k * weight_size(W) > kShortRowBytes)
-    for (; n + R <= n_end; n += R) rows<W, M, R>(p, n);
-  for (; n < n_end; ++n) rows<W, M, 1>(p, n);
+    for (; n + R <= n_end; n += R) group(p, n);
+  for (; n < n_end; ++n) single(p, n);
 }
 
 template <GemvWeight W>
@@ -301,6 +430,14 @@ void run_m(const GemvPlan& p, int64_t n_begin, int64_t n_end) {
 }
 
 }  // namespace
+
+bool gemv_pairs_fast() {
+#if defined(__AVX512BF16__) && defined(__AVX512VBMI__)
+  return true;
+#else
+  return false;
+#endif
+}
 
 void gemv_rows(const GemvPlan& p, int64_t n_begin, int64_t n_end) {
   switch (p.w_type) {

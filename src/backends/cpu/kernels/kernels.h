@@ -200,7 +200,25 @@ struct GemvPlan {
   void* out;                      // element (m, n) at out + m * out_m_stride + n * out_n_stride (elements)
   RowType out_type;
   int64_t out_m_stride, out_n_stride;
+  // fp8 weights at a level where gemv_pairs_fast(): the activations as bf16 pairs (cpu_ops.h, pair_activations),
+  // or null (then x as above). Row m's line j (64 elements) holds xp_terms lines of 64 bf16 terms from
+  // xp + m * xp_ld + j * 64 * xp_terms, element i of the line at slot gemv_pair_slot(i); the terms of an element
+  // sum exactly to it times 2^xp_exp2.
+  const uint16_t* xp;
+  int64_t xp_ld;
+  int xp_terms, xp_exp2;
 };
+
+// The pair layout of one 64-element line. The kernel turns 64 fp8 codes into bf16 by two byte lookups (high and
+// low bytes) and interleaves them within each 128-bit lane: the first vector of 32 bf16 holds codes 16L + t and
+// the second 16L + 8 + t at slot 8L + t (L = lane 0..3, t = 0..7). vdpbf16ps sums each weight with the
+// activation in the same slot, so the activations are laid out the same way, once per call.
+inline constexpr int64_t kGemvPairLine = 64;
+inline constexpr int kGemvMaxTerms = 3;   // any finite f32 is the exact sum of three bf16 (8 + 8 + 8 bits)
+constexpr int gemv_pair_slot(int i) {
+  const int lane = i / 16, t = i % 16;
+  return t < 8 ? 8 * lane + t : 32 + 8 * lane + (t - 8);
+}
 
 // ---- Small-M matmul (M <= kMatmulRowsMax rows): out rows as sums of B's rows scaled by a's elements, read
 // where they lie (no packing: with so few rows there is nothing to amortize it over). B and out have unit
@@ -282,6 +300,8 @@ struct MatmulRowsPlan {
   void matmul_rows(const MatmulRowsPlan& plan, int64_t n0, int64_t n1);                                  \
   /* Decode GEMV: writes out[:, n] for n in [n_begin, n_end), all m rows per weight row (streamed once). */ \
   void gemv_rows(const GemvPlan& plan, int64_t n_begin, int64_t n_end);                                  \
+  /* Whether this level runs fp8 GEMV rows on bf16 pairs (vdpbf16ps, vpermi2b): then it reads plan.xp. */    \
+  bool gemv_pairs_fast();                                                                                \
   }
 FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_DECLARE)
 #undef FOURFOLD_CPU_DECLARE

@@ -40,6 +40,9 @@ struct RooflineProbe {
   // stored (2 x the copied size), which is what an op that reads one buffer and writes another moves.
   ProbeFigure read_gbs, write_gbs, copy_gbs;
   ProbeFigure fma_gflops;           // f32, 2 flops per lane per FMA, all threads, independent chains in registers
+  // vdpbf16ps, 4 flops per f32 lane (two multiply-adds), the same way; measured where the host has AVX512_BF16
+  // and the probes run at avx512. A bf16 prefill's peak: not always 2 x fma_gflops.
+  std::optional<ProbeFigure> bf16_dot_gflops;
   // One-way thread-to-thread hop, ns: two threads on two CPUs pass a counter on one cache line back and
   // forth; a round trip is two hops. Unmeasured (empty) when the process may use fewer than two CPUs.
   ProbeFigure hop_ns;
@@ -73,6 +76,8 @@ double probe_read_gbs(const void* buffer, size_t bytes, ProbeIsa isa);
 double probe_write_gbs(void* buffer, size_t bytes, ProbeIsa isa);
 double probe_copy_gbs(void* dst, const void* src, size_t bytes, ProbeIsa isa);   // counts 2 * bytes
 double probe_fma_gflops(double seconds, ProbeIsa isa);
+bool bf16_dot_available();                          // AVX512_BF16 on this host
+double probe_bf16_dot_gflops(double seconds);       // refuses (ValueError) where !bf16_dot_available()
 // ns per one-way hop over `round_trips` round trips; nullopt when two CPUs are not available.
 std::optional<double> probe_hop_ns(int64_t round_trips, int* cpus_used = nullptr);
 

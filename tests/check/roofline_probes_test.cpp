@@ -82,6 +82,23 @@ TEST(RooflineProbes, EverySupportedIsaRuns) {
   EXPECT_TRUE(probe_isa_supported(best_probe_isa()));
 }
 
+// The bf16 dot-product probe runs where the host has vdpbf16ps (and the probes run at avx512), is a positive
+// figure that is named in the text, and refuses to run elsewhere.
+TEST(RooflineProbes, Bf16DotProbeWhereTheHostHasIt) {
+  const RooflineProbe p = measure_roofline(ProbeBudget::tiny());
+  const bool expected = bf16_dot_available() && p.isa == ProbeIsa::avx512;
+  ASSERT_EQ(p.bf16_dot_gflops.has_value(), expected);
+  if (!bf16_dot_available()) {
+    EXPECT_THROW(probe_bf16_dot_gflops(0.002), ValueError);
+    GTEST_SKIP() << "no AVX512_BF16 on this host";
+  }
+  EXPECT_GT(probe_bf16_dot_gflops(0.002), 0.0);
+  if (expected) {
+    expect_sane(*p.bf16_dot_gflops, 0.5, 1e5, "bf16 dot");
+    EXPECT_NE(describe_probe(p).find("bf16 dot peak"), std::string::npos);
+  }
+}
+
 TEST(RooflineProbes, VectorFmaBeatsScalar) {
   if (best_probe_isa() == ProbeIsa::scalar) GTEST_SKIP() << "no vector ISA";
   const double vec = probe_fma_gflops(0.01, best_probe_isa());

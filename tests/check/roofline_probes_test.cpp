@@ -99,13 +99,6 @@ TEST(RooflineProbes, Bf16DotProbeWhereTheHostHasIt) {
   }
 }
 
-TEST(RooflineProbes, VectorFmaBeatsScalar) {
-  if (best_probe_isa() == ProbeIsa::scalar) GTEST_SKIP() << "no vector ISA";
-  const double vec = probe_fma_gflops(0.01, best_probe_isa());
-  const double scalar = probe_fma_gflops(0.01, ProbeIsa::scalar);
-  EXPECT_GT(vec, 1.5 * scalar);
-}
-
 TEST(RooflineProbes, HopLatencyWhenTwoCpusExist) {
   int cpus[2] = {-1, -1};
   const std::optional<double> ns = probe_hop_ns(2000, cpus);

@@ -261,9 +261,10 @@ __attribute__((target("avx512f"))) float fma_avx512(int64_t iters, int64_t* flop
   return sum_lanes(s);
 }
 
-// vdpbf16ps: two multiply-adds per f32 lane. Its rate is not always twice the FMA's: measured 1 per cycle
-// against the FMA's 2 on an Intel Xeon (family 6 model 207), so prefill is judged against this probe, not
-// against 2 x the FMA. acc grows by 2 * 2^-20 per step: normal, far from overflow for any run length.
+// vdpbf16ps: two multiply-adds per f32 lane, but not always at the FMA's rate: on an Intel Xeon (family 6
+// model 207, 2 vCPUs) one zmm vdpbf16ps took ~0.8 ns against ~0.17 ns per zmm FMA, so its peak was about half
+// the FMA's in flops, not twice. Prefill is judged against this probe, not against 2 x the FMA. acc grows by
+// 2 * 2^-20 per step: normal, far from overflow for any run length.
 __attribute__((target("avx512f,avx512bf16"))) float bf16_dot_avx512(int64_t iters, int64_t* flops_per_iter) {
   constexpr int kChains = 16;
   *flops_per_iter = 4 * 16 * kChains;

@@ -142,6 +142,7 @@ TEST(ScaledPrefill, EmptyDims) {
 // The kernels called directly on outputs filled with NaN: every element must be written.
 cpu::GemmPieces pieces_for(cpu::Isa isa) {
   switch (isa) {
+    case cpu::Isa::amx: return FOURFOLD_GEMM_PIECES(amx);
     case cpu::Isa::avx512bf16: return FOURFOLD_GEMM_PIECES(avx512bf16);
     case cpu::Isa::avx512: return FOURFOLD_GEMM_PIECES(avx512);
     case cpu::Isa::avx2: return FOURFOLD_GEMM_PIECES(avx2);

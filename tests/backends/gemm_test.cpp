@@ -258,7 +258,8 @@ cpu::GemmPieces pieces_of(cpu::Isa isa) {
     case cpu::Isa::scalar: return FOURFOLD_GEMM_PIECES(scalar);
     case cpu::Isa::avx2: return FOURFOLD_GEMM_PIECES(avx2);
     case cpu::Isa::avx512: return FOURFOLD_GEMM_PIECES(avx512);
-    default: return FOURFOLD_GEMM_PIECES(avx512bf16);
+    case cpu::Isa::avx512bf16: return FOURFOLD_GEMM_PIECES(avx512bf16);
+    default: return FOURFOLD_GEMM_PIECES(amx);
   }
 }
 
@@ -284,6 +285,40 @@ TEST(CpuGemm, Bf16PairPathAtEveryLevel) {
       }
     }
   }
+}
+
+// The AMX path (tile matrix unit at the amx level) forced at every level, where its block is the scalar
+// emulation of the same layouts: rows and columns short of a whole 32 x 32 block, K short of a tile (odd, and
+// not a multiple of 32) and over one kc block (the accumulating pass), a strided weight, bias; output poisoned.
+TEST(CpuGemm, Bf16AmxPathAtEveryLevel) {
+  uint64_t seed = 190;
+  for (const Mnk& s : {Mnk{13, 33, 7}, Mnk{37, 65, 40}, Mnk{20, 40, 290}, Mnk{64, 96, 1100}}) {
+    const Tensor x = testing::randn({s.m, s.k}, DType::bf16, seed++);
+    const Tensor w = testing::randn({s.n, s.k}, DType::bf16, seed++);
+    const Tensor b = testing::randn({s.n}, DType::bf16, seed++);
+    for (const Tensor& weight : {w, testing::non_contiguous(w)}) {
+      Tensor want;
+      {
+        testing::ReferenceOnly ref;
+        want = linear(x, weight, b);
+      }
+      for (cpu::Isa isa : cpu::host_isas()) {
+        cpu::GemmPieces pieces = pieces_of(isa);
+        pieces.amx_fast = [] { return true; };
+        Tensor out = Tensor::full({s.m, s.n}, std::nan(""), DType::bf16);
+        cpu::linear_prefill(LinearArgs{x, weight, &b, out}, pieces);
+        const testing::Tolerance tol = tolerance(DType::bf16, s.k);
+        EXPECT_TRUE(all_close(out, want, tol.rtol, tol.atol)) << cpu::isa_name(isa) << " " << s.m << "x" << s.n << "x" << s.k;
+      }
+    }
+  }
+}
+
+// Where the host has AMX, its level takes the AMX path for bf16 operands (the level sweep above checks its
+// results), and the lower levels do not.
+TEST(CpuGemm, AmxPathOnlyAtTheAmxLevel) {
+  for (cpu::Isa isa : cpu::host_isas()) EXPECT_EQ(pieces_of(isa).amx_fast(), isa == cpu::Isa::amx) << cpu::isa_name(isa);
+  if (cpu::host_isas().front() != cpu::Isa::amx) GTEST_SKIP() << "this host has no amx level (AMX-TILE, AMX-BF16)";
 }
 
 TEST(CpuGemm, OneAndTwoThreadsAgree) {

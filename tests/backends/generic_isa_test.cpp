@@ -125,6 +125,7 @@ TEST(GenericIsa, ExpIsTheDedicatedVectorExpAtEveryLevel) {
       case cpu::Isa::avx2: cpu::avx2::exp_f32(x.data(), want.data(), n); break;
       case cpu::Isa::avx512: cpu::avx512::exp_f32(x.data(), want.data(), n); break;
       case cpu::Isa::avx512bf16: cpu::avx512bf16::exp_f32(x.data(), want.data(), n); break;
+      case cpu::Isa::amx: cpu::amx::exp_f32(x.data(), want.data(), n); break;
     }
     EXPECT_EQ(std::memcmp(got.data(), want.data(), x.size() * sizeof(float)), 0) << cpu::isa_name(isa);
   }

@@ -227,6 +227,7 @@ namespace {
 
 void (*dot_tile_at(cpu::Isa isa))(const cpu::DotTile&) {
   switch (isa) {
+    case cpu::Isa::amx: return &cpu::amx::dot_tile;
     case cpu::Isa::avx512bf16: return &cpu::avx512bf16::dot_tile;
     case cpu::Isa::avx512: return &cpu::avx512::dot_tile;
     case cpu::Isa::avx2: return &cpu::avx2::dot_tile;

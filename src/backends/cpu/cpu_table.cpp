@@ -77,7 +77,8 @@ FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_TABLE)
 
 const KernelTable* dedicated_kernels() {
   // Indexed by cpu::Isa.
-  static const KernelTable tables[cpu::kIsaCount] = {scalar_table(), avx2_table(), avx512_table(), avx512bf16_table()};
+  static const KernelTable tables[cpu::kIsaCount] = {scalar_table(), avx2_table(), avx512_table(), avx512bf16_table(),
+                                                     amx_table()};
   return &tables[static_cast<int>(cpu::active_isa())];
 }
 

@@ -55,15 +55,19 @@ void gemm_tile_f32(const GemmProblem& g, int64_t m0, int64_t m1, int64_t n0, int
   const int64_t mc = std::min(round_up(kMcTarget, mr), round_up(tm, mr));
   if (g.k == 0)
     for (int64_t i = 0; i < tm; ++i) std::fill(c + i * ldc, c + i * ldc + tn, 0.0f);
-  const bool pairs = pieces.pairs_fast() && g.a.type == RowType::bf16 && g.b.type == RowType::bf16;
-  const auto pack_a = pairs ? pieces.pack_a_pairs : pieces.pack_a;
+  const bool bf16 = g.a.type == RowType::bf16 && g.b.type == RowType::bf16;
+  // AMX tiles for bf16 operands where the level has them, except under a packer of its own (conv's im2col),
+  // which writes the pair panels only.
+  const bool amx = bf16 && g.b_packer == nullptr && pieces.amx_fast();
+  const bool pairs = !amx && bf16 && pieces.pairs_fast();
+  const auto pack_a = amx ? pieces.pack_a_amx : pairs ? pieces.pack_a_pairs : pieces.pack_a;
   const auto pack_b = [&](int64_t k0, int64_t kc, float* pb) {
     if (g.b_packer != nullptr)
       (pairs ? g.b_packer->pack_pairs : g.b_packer->pack)(g.b_packer->source, k0, kc, n0, tn, pb);
     else
-      (pairs ? pieces.pack_b_pairs : pieces.pack_b)(g.b, k0, kc, n0, tn, pb);
+      (amx ? pieces.pack_b_amx : pairs ? pieces.pack_b_pairs : pieces.pack_b)(g.b, k0, kc, n0, tn, pb);
   };
-  const auto block = pairs ? pieces.block_pairs : pieces.block;
+  const auto block = amx ? pieces.block_amx : pairs ? pieces.block_pairs : pieces.block;
   float* const pa = gemm_scratch(0, mc * kKc);
   float* const pb = gemm_scratch(1, round_up(tn, nr) * kKc);
   for (int64_t k0 = 0; k0 < g.k; k0 += kKc) {

@@ -23,13 +23,19 @@ struct GemmPieces {
   void (*pack_a_pairs)(const GemmOperand&, int64_t, int64_t, int64_t, int64_t, float*);
   void (*pack_b_pairs)(const GemmOperand&, int64_t, int64_t, int64_t, int64_t, float*);
   void (*block_pairs)(const float*, const float*, int64_t, int64_t, int64_t, float*, int64_t, bool);
+  // The AMX path, taken for the same problems instead of the pair path when amx_fast() says so (the amx level).
+  bool (*amx_fast)();
+  void (*pack_a_amx)(const GemmOperand&, int64_t, int64_t, int64_t, int64_t, float*);
+  void (*pack_b_amx)(const GemmOperand&, int64_t, int64_t, int64_t, int64_t, float*);
+  void (*block_amx)(const float*, const float*, int64_t, int64_t, int64_t, float*, int64_t, bool);
 };
 
 #define FOURFOLD_GEMM_PIECES(isa)                                                                           \
   cpu::GemmPieces {                                                                                         \
     &cpu::isa::gemm_mr, &cpu::isa::gemm_nr, &cpu::isa::gemm_pack_a, &cpu::isa::gemm_pack_b,                 \
         &cpu::isa::gemm_block, &cpu::isa::gemm_store, &cpu::isa::gemm_pairs_fast, &cpu::isa::gemm_pack_a_pairs,  \
-        &cpu::isa::gemm_pack_b_pairs, &cpu::isa::gemm_block_pairs                                           \
+        &cpu::isa::gemm_pack_b_pairs, &cpu::isa::gemm_block_pairs, &cpu::isa::gemm_amx_fast,                \
+        &cpu::isa::gemm_pack_a_amx, &cpu::isa::gemm_pack_b_amx, &cpu::isa::gemm_block_amx                   \
   }
 
 // A B operand that no strided view describes (conv's implicit im2col matrix, gathered from the input window):

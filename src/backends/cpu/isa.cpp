@@ -12,17 +12,34 @@
 #if defined(__x86_64__)
 #include <cpuid.h>
 #endif
+#if defined(__linux__)
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 namespace fourfold::cpu {
 namespace {
 
-constexpr const char* kNames[kIsaCount] = {"scalar", "avx2", "avx512", "avx512bf16"};
+constexpr const char* kNames[kIsaCount] = {"scalar", "avx2", "avx512", "avx512bf16", "amx"};
 
 #if defined(__x86_64__)
 uint64_t xgetbv0() {
   uint32_t lo, hi;
   __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
   return (uint64_t{hi} << 32) | lo;
+}
+
+// AMX's tile data is a dynamically enabled register state on Linux: a process must ask for it (arch_prctl
+// ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA) before its first tile instruction, which otherwise faults.
+// Granted once for the whole process, every thread included.
+bool amx_state_granted(uint64_t xcr0) {
+  if ((xcr0 & (3ull << 17)) != (3ull << 17)) return false;   // XTILECFG and XTILEDATA enabled by the OS
+#if defined(__linux__)
+  constexpr long kArchReqXcompPerm = 0x1023, kXfeatureXtiledata = 18;
+  return syscall(SYS_arch_prctl, kArchReqXcompPerm, kXfeatureXtiledata) == 0;
+#else
+  return false;
+#endif
 }
 #endif
 
@@ -38,6 +55,7 @@ Isa detect_best() {
   const bool ymm_state = (xcr0 & 0x6) == 0x6;
   const bool zmm_state = (xcr0 & 0xe6) == 0xe6;
   if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return Isa::scalar;
+  const bool amx_bits = (d & (1u << 24)) && (d & (1u << 22));   // AMX-TILE and AMX-BF16
   const bool avx2 = b & bit_AVX2;
   const bool avx512 = (b & bit_AVX512F) && (b & bit_AVX512BW) && (b & bit_AVX512VL) && (b & bit_AVX512DQ);
   // The bf16 level also takes VBMI (the fp8 GEMV's byte lookups): every AVX512_BF16 CPU has it but Cooper Lake,
@@ -47,7 +65,8 @@ Isa detect_best() {
   if (__get_cpuid_count(7, 1, &a, &b, &c, &d)) bf16 = (a & (1u << 5)) && vbmi;
   if (!(avx2 && fma && f16c && ymm_state)) return Isa::scalar;
   if (!(avx512 && zmm_state)) return Isa::avx2;
-  return bf16 ? Isa::avx512bf16 : Isa::avx512;
+  if (!bf16) return Isa::avx512;
+  return amx_bits && amx_state_granted(xcr0) ? Isa::amx : Isa::avx512bf16;
 #else
   return Isa::scalar;
 #endif
@@ -89,7 +108,7 @@ Isa parse_isa_setting(const char* value, const std::vector<Isa>& host) {
   for (const char* n : kNames) known = known || v == n;
   fail<ValueError>("FOURFOLD_ISA", "FOURFOLD_ISA",
                    fmt::format("one of the levels this host supports ({})", names_of(host)),
-                   fmt::format("'{}'{}", v, known ? " (a level this host lacks)" : " (not a level: avx512bf16, avx512, avx2, scalar)"));
+                   fmt::format("'{}'{}", v, known ? " (a level this host lacks)" : " (not a level: amx, avx512bf16, avx512, avx2, scalar)"));
 }
 
 Isa active_isa() {

@@ -7,10 +7,10 @@
 namespace fourfold::cpu {
 
 // Ordered from the least to the most capable; each level implies the ones below it.
-enum class Isa { scalar = 0, avx2 = 1, avx512 = 2, avx512bf16 = 3 };
-inline constexpr int kIsaCount = 4;
+enum class Isa { scalar = 0, avx2 = 1, avx512 = 2, avx512bf16 = 3, amx = 4 };
+inline constexpr int kIsaCount = 5;
 
-std::string_view isa_name(Isa isa);   // "scalar", "avx2", "avx512", "avx512bf16": also the Kernel::variant string
+std::string_view isa_name(Isa isa);   // "scalar", "avx2", "avx512", "avx512bf16", "amx": also the Kernel::variant string
 std::vector<Isa> host_isas();         // the levels this host can run, best first (scalar always)
 
 // The value of FOURFOLD_ISA (null or empty: the best host level) resolved against `host`: ValueError naming

@@ -35,13 +35,15 @@ struct Loops {
 
 const Loops& loops() {
   static const Loops table[cpu::kIsaCount] = {FOURFOLD_GENERIC_LOOPS(scalar), FOURFOLD_GENERIC_LOOPS(avx2),
-                                              FOURFOLD_GENERIC_LOOPS(avx512), FOURFOLD_GENERIC_LOOPS(avx512bf16)};
+                                              FOURFOLD_GENERIC_LOOPS(avx512), FOURFOLD_GENERIC_LOOPS(avx512bf16),
+                                              FOURFOLD_GENERIC_LOOPS(amx)};
   return table[static_cast<int>(cpu::active_isa())];
 }
 
 const cpu::GemmPieces& gemm_pieces() {
   static const cpu::GemmPieces table[cpu::kIsaCount] = {FOURFOLD_GEMM_PIECES(scalar), FOURFOLD_GEMM_PIECES(avx2),
-                                                        FOURFOLD_GEMM_PIECES(avx512), FOURFOLD_GEMM_PIECES(avx512bf16)};
+                                                        FOURFOLD_GEMM_PIECES(avx512), FOURFOLD_GEMM_PIECES(avx512bf16),
+                                                        FOURFOLD_GEMM_PIECES(amx)};
   return table[static_cast<int>(cpu::active_isa())];
 }
 

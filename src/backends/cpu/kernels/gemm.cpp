@@ -349,10 +349,12 @@ void block(const float* pa, const float* pb, int64_t mc, int64_t nc, int64_t ste
   }
 }
 
-// Pair panels of bf16 operands: dst[(g * steps + p) * R + r] = element (g * R + r, 2p) | element (.., 2p + 1) << 16
-// (zero past depth or past rows), steps = ceil(depth / 2); element (row, d) at base + (row * rs + d * ds) * 2 bytes.
+// Pair panels of bf16 operands: dst[(g * stride + p) * R + r] = element (g * R + r, 2p) | element (.., 2p + 1) << 16
+// (zero past depth or past rows), for p < stride; steps = ceil(depth / 2) <= stride (the AMX path pads the steps
+// to whole tiles); element (row, d) at base + (row * rs + d * ds) * 2 bytes.
 template <int R>
-void pack_pair_panels(const uint8_t* base, int64_t rs, int64_t ds, int64_t rows, int64_t depth, float* out) {
+void pack_pair_panels(const uint8_t* base, int64_t rs, int64_t ds, int64_t rows, int64_t depth, float* out,
+                      int64_t stride) {
   const int64_t steps = (depth + 1) / 2;
   uint32_t* dst = reinterpret_cast<uint32_t*>(out);
   const auto bits = [&](int64_t row, int64_t d) -> uint32_t {
@@ -360,7 +362,7 @@ void pack_pair_panels(const uint8_t* base, int64_t rs, int64_t ds, int64_t rows,
     std::memcpy(&h, base + (row * rs + d * ds) * 2, 2);
     return h;
   };
-  for (int64_t g = 0; g * R < rows; ++g, dst += steps * R) {
+  for (int64_t g = 0; g * R < rows; ++g, dst += stride * R) {
     const int64_t count = rows - g * R < R ? rows - g * R : R;
     int64_t p = 0;
 #if defined(__AVX2__)
@@ -399,6 +401,7 @@ void pack_pair_panels(const uint8_t* base, int64_t rs, int64_t ds, int64_t rows,
         row[r] = bits(g * R + r, 2 * p) | (2 * p + 1 < depth ? bits(g * R + r, 2 * p + 1) << 16 : 0u);
       for (; r < R; ++r) row[r] = 0;
     }
+    std::memset(dst + steps * R, 0, static_cast<size_t>((stride - steps) * R) * 4);
   }
 }
 
@@ -469,11 +472,16 @@ bool gemm_pairs_fast() {
 }
 
 void gemm_pack_a_pairs(const GemmOperand& a, int64_t m0, int64_t mc, int64_t k0, int64_t kc, float* dst) {
-  pack_pair_panels<kMr>(a.data + (m0 * a.rs + k0 * a.cs) * 2, a.rs, a.cs, mc, kc, dst);
+  pack_pair_panels<kMr>(a.data + (m0 * a.rs + k0 * a.cs) * 2, a.rs, a.cs, mc, kc, dst, (kc + 1) / 2);
 }
 
 void gemm_pack_b_pairs(const GemmOperand& b, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst) {
-  pack_pair_panels<kNr>(b.data + (k0 * b.rs + n0 * b.cs) * 2, b.cs, b.rs, nc, kc, dst);
+  pack_pair_panels<kNr>(b.data + (k0 * b.rs + n0 * b.cs) * 2, b.cs, b.rs, nc, kc, dst, (kc + 1) / 2);
+}
+
+// The AMX path's B (gemm_amx.cpp): the pair panels with their steps padded to whole tiles of 16 (zeros).
+void gemm_pack_b_amx(const GemmOperand& b, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst) {
+  pack_pair_panels<kNr>(b.data + (k0 * b.rs + n0 * b.cs) * 2, b.cs, b.rs, nc, kc, dst, (kc + 31) / 32 * 16);
 }
 
 void gemm_block_pairs(const float* pa, const float* pb, int64_t mc, int64_t nc, int64_t kc, float* c, int64_t ldc,

@@ -237,7 +237,7 @@ struct MatmulRowsPlan {
   int64_t out_rs;
 };
 
-#define FOURFOLD_CPU_ISA_LIST(X) X(avx512bf16) X(avx512) X(avx2) X(scalar)
+#define FOURFOLD_CPU_ISA_LIST(X) X(amx) X(avx512bf16) X(avx512) X(avx2) X(scalar)
 
 #define FOURFOLD_CPU_DECLARE(isa)                                                                        \
   namespace isa {                                                                                        \
@@ -276,6 +276,14 @@ struct MatmulRowsPlan {
   void gemm_pack_b_pairs(const GemmOperand& b, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst); \
   void gemm_block_pairs(const float* pa, const float* pb, int64_t mc, int64_t nc, int64_t kc, float* c,   \
                         int64_t ldc, bool accumulate);                                                    \
+  /* The AMX path (gemm_amx.cpp) for the same bf16 problems, where gemm_amx_fast(): a row-major bf16 A block \
+     (rows padded to 16, depth to 32, zeros), and B as pair panels of nr columns whose steps are padded to  \
+     16 (one tile's rows); elsewhere the block is a scalar emulation, for tests. */                        \
+  bool gemm_amx_fast();                                                                                  \
+  void gemm_pack_a_amx(const GemmOperand& a, int64_t m0, int64_t mc, int64_t k0, int64_t kc, float* dst); \
+  void gemm_pack_b_amx(const GemmOperand& b, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst); \
+  void gemm_block_amx(const float* pa, const float* pb, int64_t mc, int64_t nc, int64_t kc, float* c,     \
+                      int64_t ldc, bool accumulate);                                                      \
   /* conv: the panels gemm_pack_b (pairs: gemm_pack_b_pairs, bf16 only) would write for rows [k0, k0 + kc) \
      and columns [n0, n0 + nc) of the implicit im2col matrix of `gather` (a ConvGather). */                 \
   void conv_pack_b(const void* gather, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst);      \

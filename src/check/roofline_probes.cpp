@@ -16,6 +16,7 @@
 #include <immintrin.h>
 #endif
 
+#include "backends/cpu/isa.h"
 #include "check/statistics.h"
 #include "fourfold/errors.h"
 #include "fourfold/parallel.h"
@@ -281,6 +282,47 @@ __attribute__((target("avx512f,avx512bf16"))) float bf16_dot_avx512(int64_t iter
 }
 #endif
 
+#if defined(__x86_64__)
+// TDPBF16PS on four C tiles from two A and two B tiles that stay in the unit: 16 x 16 x 32 multiply-adds each.
+// Each C element grows by 32 * 2^-20 per instruction: normal, far from overflow for any run length.
+struct alignas(64) AmxProbeConfig {
+  uint8_t palette = 1, start_row = 0;
+  uint8_t reserved[14] = {};
+  uint16_t colsb[16] = {};
+  uint8_t rows[16] = {};
+};
+__attribute__((target("amx-tile,amx-bf16"))) float amx_dot(int64_t iters, int64_t* flops_per_iter) {
+  *flops_per_iter = 4 * 16 * 16 * 32 * 2;
+  AmxProbeConfig cfg;
+  for (int t = 0; t < 8; ++t) cfg.colsb[t] = 64, cfg.rows[t] = 16;
+  alignas(64) uint16_t ones[16 * 32];
+  std::fill(ones, ones + 16 * 32, uint16_t{0x3a80});   // bf16 2^-10
+  alignas(64) float c[16 * 16];
+  _tile_loadconfig(&cfg);
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  _tile_loadd(4, ones, 64);
+  _tile_loadd(5, ones, 64);
+  _tile_loadd(6, ones, 64);
+  _tile_loadd(7, ones, 64);
+  for (int64_t i = 0; i < iters; ++i) {
+    _tile_dpbf16ps(0, 4, 6);
+    _tile_dpbf16ps(1, 4, 7);
+    _tile_dpbf16ps(2, 5, 6);
+    _tile_dpbf16ps(3, 5, 7);
+  }
+  float s = 0.0f;
+  _tile_stored(0, c, 64);
+  s += c[0];
+  _tile_stored(3, c, 64);
+  s += c[255];
+  _tile_release();
+  return s;
+}
+#endif
+
 float fma_run(int64_t iters, ProbeIsa isa, int64_t* flops_per_iter) {
 #if defined(__x86_64__)
   if (isa == ProbeIsa::avx512) return fma_avx512(iters, flops_per_iter);
@@ -505,6 +547,19 @@ double probe_bf16_dot_gflops(double seconds) {
 #endif
 }
 
+bool amx_dot_available() { return cpu::host_isas().front() == cpu::Isa::amx; }
+
+double probe_amx_dot_gflops(double seconds) {
+  if (!amx_dot_available())
+    fail<ValueError>("probe_amx_dot_gflops", "host", "a CPU with AMX-TILE and AMX-BF16, granted by the OS",
+                     "one without them");
+#if defined(__x86_64__)
+  return probe_compute(seconds, [](int64_t iters, int64_t* per) { return amx_dot(iters, per); });
+#else
+  return 0.0;
+#endif
+}
+
 std::optional<double> probe_hop_ns(int64_t round_trips, int* cpus_used) {
   if (round_trips < 1) fail<ValueError>("probe_hop_ns", "round_trips", "at least 1", std::to_string(round_trips));
   const std::vector<int> cpus = allowed_cpus();
@@ -599,6 +654,11 @@ RooflineProbe measure_roofline(const ProbeBudget& budget) {
     for (int i = 0; i < budget.repeats; ++i) dot.push_back(probe_bf16_dot_gflops(budget.fma_seconds));
     r.bf16_dot_gflops = make_figure(dot);
   }
+  if (r.isa == ProbeIsa::avx512 && amx_dot_available()) {
+    std::vector<double> dot;
+    for (int i = 0; i < budget.repeats; ++i) dot.push_back(probe_amx_dot_gflops(budget.fma_seconds));
+    r.amx_dot_gflops = make_figure(dot);
+  }
   r.read_gbs = make_figure(read);
   r.write_gbs = make_figure(write);
   r.copy_gbs = make_figure(copy);
@@ -632,6 +692,7 @@ std::string describe_probe(const RooflineProbe& p) {
   s += line("copy (rd+wr)", p.copy_gbs, "GB/s");
   s += line("f32 FMA peak", p.fma_gflops, "GFLOP/s");
   if (p.bf16_dot_gflops) s += line("bf16 dot peak", *p.bf16_dot_gflops, "GFLOP/s");
+  if (p.amx_dot_gflops) s += line("amx bf16 peak", *p.amx_dot_gflops, "GFLOP/s");
   if (p.hop_measured)
     s += fmt::format("  {:<18} {:>9.1f} ns    (min {:.1f}, max {:.1f}; CPUs {} and {})\n", "thread hop (1-way)",
                      p.hop_ns.median, p.hop_ns.min, p.hop_ns.max, p.hop_cpus[0], p.hop_cpus[1]);

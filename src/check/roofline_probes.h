@@ -43,6 +43,9 @@ struct RooflineProbe {
   // vdpbf16ps, 4 flops per f32 lane (two multiply-adds), the same way; measured where the host has AVX512_BF16
   // and the probes run at avx512. A bf16 prefill's peak: not always 2 x fma_gflops.
   std::optional<ProbeFigure> bf16_dot_gflops;
+  // AMX TDPBF16PS on tiles held in the unit (16 x 16 x 32 multiply-adds per instruction), the same way; measured
+  // where the host runs the amx level. A bf16 prefill's peak at that level.
+  std::optional<ProbeFigure> amx_dot_gflops;
   // One-way thread-to-thread hop, ns: two threads on two CPUs pass a counter on one cache line back and
   // forth; a round trip is two hops. Unmeasured (empty) when the process may use fewer than two CPUs.
   ProbeFigure hop_ns;
@@ -78,6 +81,8 @@ double probe_copy_gbs(void* dst, const void* src, size_t bytes, ProbeIsa isa);  
 double probe_fma_gflops(double seconds, ProbeIsa isa);
 bool bf16_dot_available();                          // AVX512_BF16 on this host
 double probe_bf16_dot_gflops(double seconds);       // refuses (ValueError) where !bf16_dot_available()
+bool amx_dot_available();                           // the host has the amx level (tiles granted by the OS)
+double probe_amx_dot_gflops(double seconds);        // refuses (ValueError) where !amx_dot_available()
 // ns per one-way hop over `round_trips` round trips; nullopt when two CPUs are not available.
 std::optional<double> probe_hop_ns(int64_t round_trips, int* cpus_used = nullptr);
 

@@ -314,6 +314,47 @@ TEST(CpuGemm, Bf16AmxPathAtEveryLevel) {
   }
 }
 
+// The AMX direct path (few rows: the weight's rows as tiles, unpacked) forced at every level, where it is the
+// scalar emulation: bf16 rows and f32 rows (three exact bf16 terms each), a group short of 32 rows, a weight
+// with a row stride wider than K, bias. f32 rows must keep f32 accuracy, not bf16's.
+TEST(CpuGemm, AmxDirectPathAtEveryLevel) {
+  uint64_t seed = 290;
+  for (const Mnk& s : {Mnk{5, 64, 64}, Mnk{40, 96, 320}}) {
+    const Tensor w = testing::randn({s.n, s.k}, DType::bf16, seed++);
+    const Tensor wide = testing::randn({s.n, s.k + 32}, DType::bf16, seed++).slice(1, 0, s.k);
+    const Tensor b = testing::randn({s.n}, DType::f32, seed++);
+    for (DType xt : {DType::bf16, DType::f32}) {
+      const Tensor x = testing::randn({s.m, s.k}, xt, seed++);
+      for (const Tensor& weight : {w, wide}) {
+        ASSERT_TRUE(cpu::avx2::gemm_direct_covers(cpu::operand(x), cpu::operand(weight, true), s.m, s.n, s.k));
+        const Tensor bx = b.to(xt);
+        Tensor want, want_nobias;
+        {
+          testing::ReferenceOnly ref;
+          want = linear(x, weight, bx);
+          want_nobias = linear(x, weight).to(DType::f32);
+        }
+        const testing::Tolerance tol = tolerance(xt, s.k);
+        for (cpu::Isa isa : cpu::host_isas()) {
+          cpu::GemmPieces pieces = pieces_of(isa);
+          pieces.amx_fast = [] { return true; };
+          Tensor out = Tensor::full({s.m, s.n}, std::nan(""), xt);
+          cpu::linear_prefill(LinearArgs{x, weight, &bx, out}, pieces);
+          EXPECT_TRUE(all_close(out, want, tol.rtol, tol.atol)) << cpu::isa_name(isa) << " " << dtype_name(xt) << " " << s.k;
+          // The tile itself, rows [0, m) and every column, into an f32 block.
+          Tensor c = Tensor::full({s.m, s.n}, std::nan(""), DType::f32);
+          std::vector<float> scratch(static_cast<size_t>(cpu::gemm_direct_scratch(s.m, s.k)));
+          pieces.tile_direct(cpu::operand(x), cpu::operand(weight, true), 0, s.m, 0, s.n, s.k, scratch.data(),
+                             c.data_as<float>(), s.n);
+          const testing::Tolerance f32 = tolerance(DType::f32, s.k);
+          EXPECT_TRUE(all_close(c, want_nobias, xt == DType::f32 ? f32.rtol : tol.rtol, xt == DType::f32 ? f32.atol : tol.atol))
+              << cpu::isa_name(isa) << " tile " << dtype_name(xt);
+        }
+      }
+    }
+  }
+}
+
 // Where the host has AMX, its level takes the AMX path for bf16 operands (the level sweep above checks its
 // results), and the lower levels do not.
 TEST(CpuGemm, AmxPathOnlyAtTheAmxLevel) {

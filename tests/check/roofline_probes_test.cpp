@@ -99,6 +99,22 @@ TEST(RooflineProbes, Bf16DotProbeWhereTheHostHasIt) {
   }
 }
 
+// The same for the AMX probe, where the host runs the amx level.
+TEST(RooflineProbes, AmxDotProbeWhereTheHostHasIt) {
+  const RooflineProbe p = measure_roofline(ProbeBudget::tiny());
+  const bool expected = amx_dot_available() && p.isa == ProbeIsa::avx512;
+  ASSERT_EQ(p.amx_dot_gflops.has_value(), expected);
+  if (!amx_dot_available()) {
+    EXPECT_TRUE(testing::throws_with<ValueError>([] { probe_amx_dot_gflops(0.002); }, {"probe_amx_dot_gflops", "AMX"}));
+    GTEST_SKIP() << "no amx level on this host";
+  }
+  EXPECT_GT(probe_amx_dot_gflops(0.002), 0.0);
+  if (expected) {
+    expect_sane(*p.amx_dot_gflops, 1.0, 1e6, "amx dot");
+    EXPECT_NE(describe_probe(p).find("amx bf16 peak"), std::string::npos);
+  }
+}
+
 TEST(RooflineProbes, HopLatencyWhenTwoCpusExist) {
   int cpus[2] = {-1, -1};
   const std::optional<double> ns = probe_hop_ns(2000, cpus);

@@ -12,6 +12,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "backends/cpu/isa.h"
 #include "check/memory_workload.h"
 #include "core/file_io.h"
 #include "check/records.h"
@@ -268,16 +269,20 @@ void run(const RunOptions& o, bool sampling_set) {
              policy.to_string().empty() ? "none: the fastest tier per op" : policy.to_string());
   fmt::print("prefill: {} tokens in {:.3f} s = {:.1f} tokens/s{}\n", prompt_tokens, g.prefill_seconds, prefill_tps,
              gen_options.keep_logits ? " (lm_head over every prompt position, for --logits)" : "");
-  // The dot-product peak under bf16 activations: the vdpbf16ps probe of this run where the host has it (two
-  // multiply-adds per f32 lane, but not always at the FMA's rate), else 2 x the FMA probe; f32: the FMA probe.
+  // The dot-product peak under bf16 activations: the AMX probe of this run where the kernels run the amx level
+  // (its GEMM is on tiles), else the vdpbf16ps probe where the host has it (two multiply-adds per f32 lane, but
+  // not always at the FMA's rate), else 2 x the FMA probe; f32: the FMA probe.
   const double flops = model::prefill_flops(config, prompt_tokens, 0, gen_options.keep_logits);
-  const bool dot_probe = act == DType::bf16 && probe.bf16_dot_gflops.has_value();
-  const double peak = dot_probe ? probe.bf16_dot_gflops->median : probe.fma_gflops.median * (act == DType::bf16 ? 2.0 : 1.0);
+  const bool amx_probe = act == DType::bf16 && probe.amx_dot_gflops.has_value() && cpu::active_isa() == cpu::Isa::amx;
+  const bool dot_probe = !amx_probe && act == DType::bf16 && probe.bf16_dot_gflops.has_value();
+  const double peak = amx_probe ? probe.amx_dot_gflops->median
+                      : dot_probe ? probe.bf16_dot_gflops->median
+                                  : probe.fma_gflops.median * (act == DType::bf16 ? 2.0 : 1.0);
   const double prefill_gflops = flops * 1e-9 / g.prefill_seconds;
   fmt::print("prefill compute: {:.2f} GFLOP = {:.1f} GFLOP/s, {:.1f}% of the {} peak ({:.0f} GFLOP/s: {} of this run)\n",
              flops * 1e-9, prefill_gflops, 100.0 * prefill_gflops / peak,
              act == DType::bf16 ? "bf16 dot-product" : "f32 FMA", peak,
-             dot_probe ? "the vdpbf16ps probe" : act == DType::bf16 ? "2 x the FMA probe" : "the FMA probe");
+             amx_probe ? "the AMX probe" : dot_probe ? "the vdpbf16ps probe" : act == DType::bf16 ? "2 x the FMA probe" : "the FMA probe");
   fmt::print("decode: {} tokens in {:.3f} s = {:.2f} tokens/s (context {} -> {}){}\n", g.decoded_tokens,
              g.decode_seconds, decode_tps, prompt_tokens + 1, g.context,
              g.stopped ? fmt::format(", stopped at eos token {}", g.tokens.back()) : "");

@@ -55,6 +55,12 @@ void gemm_tile_f32(const GemmProblem& g, int64_t m0, int64_t m1, int64_t n0, int
   const int64_t mc = std::min(round_up(kMcTarget, mr), round_up(tm, mr));
   if (g.k == 0)
     for (int64_t i = 0; i < tm; ++i) std::fill(c + i * ldc, c + i * ldc + tn, 0.0f);
+  // AMX and few rows against a bf16 weight (MoE experts): the weight's rows are the tiles as they lie, read once,
+  // with nothing packed but the rows of a (f32 ones as three exact bf16 terms); see gemm_amx.cpp.
+  if (g.b_packer == nullptr && pieces.amx_fast() && pieces.direct_covers(g.a, g.b, tm, tn, g.k)) {
+    pieces.tile_direct(g.a, g.b, m0, m1, n0, n1, g.k, gemm_scratch(0, gemm_direct_scratch(tm, g.k)), c, ldc);
+    return;
+  }
   const bool bf16 = g.a.type == RowType::bf16 && g.b.type == RowType::bf16;
   // AMX tiles for bf16 operands where the level has them, except under a packer of its own (conv's im2col),
   // which writes the pair panels only.
@@ -154,6 +160,15 @@ void gemm(const std::vector<GemmProblem>& problems, const GemmPieces& pieces) {
     tile_m = round_up(ceil_div(std::max<int64_t>(m, 1), mb), mr);
     tile_n = round_up(ceil_div(std::max<int64_t>(n, 1), nb), nr);
   }
+  // f32 rows against bf16 weights at the amx level: tiles of at most the direct path's rows (their f32 rows
+  // split into bf16 terms) rather than the f32 FMA path, though each tile reads the weight again.
+  bool direct = pieces.amx_fast();
+  int64_t direct_rows = tile_m;
+  for (const GemmProblem& p : problems) {
+    direct = direct && p.a.type == RowType::f32 && p.b_packer == nullptr && pieces.direct_covers(p.a, p.b, 1, 32, p.k);
+    if (direct) direct_rows = std::min(direct_rows, gemm_direct_max_rows(p.a.type, p.k));
+  }
+  if (direct && direct_rows >= 1) tile_m = std::min(tile_m, direct_rows);
   while (threads > 1 && count_tiles(tile_m, tile_n) < 2 * threads) {
     if (tile_n > 4 * nr) tile_n = round_up(tile_n / 2, nr);
     else if (tile_m > 2 * mr) tile_m = round_up(tile_m / 2, mr);

@@ -28,6 +28,9 @@ struct GemmPieces {
   void (*pack_a_amx)(const GemmOperand&, int64_t, int64_t, int64_t, int64_t, float*);
   void (*pack_b_amx)(const GemmOperand&, int64_t, int64_t, int64_t, int64_t, float*);
   void (*block_amx)(const float*, const float*, int64_t, int64_t, int64_t, float*, int64_t, bool);
+  bool (*direct_covers)(const GemmOperand&, const GemmOperand&, int64_t, int64_t, int64_t);
+  void (*tile_direct)(const GemmOperand&, const GemmOperand&, int64_t, int64_t, int64_t, int64_t, int64_t, float*,
+                      float*, int64_t);
 };
 
 #define FOURFOLD_GEMM_PIECES(isa)                                                                           \
@@ -35,7 +38,8 @@ struct GemmPieces {
     &cpu::isa::gemm_mr, &cpu::isa::gemm_nr, &cpu::isa::gemm_pack_a, &cpu::isa::gemm_pack_b,                 \
         &cpu::isa::gemm_block, &cpu::isa::gemm_store, &cpu::isa::gemm_pairs_fast, &cpu::isa::gemm_pack_a_pairs,  \
         &cpu::isa::gemm_pack_b_pairs, &cpu::isa::gemm_block_pairs, &cpu::isa::gemm_amx_fast,                \
-        &cpu::isa::gemm_pack_a_amx, &cpu::isa::gemm_pack_b_amx, &cpu::isa::gemm_block_amx                   \
+        &cpu::isa::gemm_pack_a_amx, &cpu::isa::gemm_pack_b_amx, &cpu::isa::gemm_block_amx,                  \
+        &cpu::isa::gemm_direct_covers, &cpu::isa::gemm_tile_direct                                          \
   }
 
 // A B operand that no strided view describes (conv's implicit im2col matrix, gathered from the input window):

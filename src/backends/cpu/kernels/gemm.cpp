@@ -479,6 +479,12 @@ void gemm_pack_b_pairs(const GemmOperand& b, int64_t k0, int64_t kc, int64_t n0,
   pack_pair_panels<kNr>(b.data + (k0 * b.rs + n0 * b.cs) * 2, b.cs, b.rs, nc, kc, dst, (kc + 1) / 2);
 }
 
+// The AMX direct path's rows (gemm_amx.cpp): columns [0, nc) of b as pair panels of 32 at every level, depth k
+// (a multiple of 32).
+void gemm_pack_direct_rows(const GemmOperand& b, int64_t k, int64_t nc, float* dst) {
+  pack_pair_panels<32>(b.data, b.cs, b.rs, nc, k, dst, k / 2);
+}
+
 // The AMX path's B (gemm_amx.cpp): the pair panels with their steps padded to whole tiles of 16 (zeros).
 void gemm_pack_b_amx(const GemmOperand& b, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst) {
   pack_pair_panels<kNr>(b.data + (k0 * b.rs + n0 * b.cs) * 2, b.cs, b.rs, nc, kc, dst, (kc + 31) / 32 * 16);

@@ -61,6 +61,12 @@ struct GemmOperand {
   int64_t scale_rg = kGemmWholeGroup, scale_cg = kGemmWholeGroup, scale_rs = 0, scale_cs = 0;
 };
 
+// The GEMM's AMX direct path (gemm_amx.cpp): a tile's rows packed as terms (1 per bf16 row, 3 per f32 row),
+// at most this many bytes, stay in L2 (2 MiB on the AMX Xeons) while the weight streams past them once.
+inline constexpr int64_t kDirectMaxTermBytes = INT64_C(1536) << 10;
+inline int64_t gemm_direct_max_rows(RowType a, int64_t k) { return kDirectMaxTermBytes / ((a == RowType::bf16 ? 1 : 3) * 2 * k); }
+inline int64_t gemm_direct_scratch(int64_t rows, int64_t k) { return ((rows + 31) / 32 * 32 * 3 * (k / 2)) + 3 * rows * k / 2 + 16; }
+
 // Where a GEMM's result goes: out(r, c) = round(acc(r, c) + bias[c * bias_stride]) (bias null: none).
 struct GemmOut {
   uint8_t* data;
@@ -284,6 +290,13 @@ struct MatmulRowsPlan {
   void gemm_pack_b_amx(const GemmOperand& b, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst); \
   void gemm_block_amx(const float* pa, const float* pb, int64_t mc, int64_t nc, int64_t kc, float* c,     \
                       int64_t ldc, bool accumulate);                                                      \
+  /* The AMX direct path for few rows (MoE experts): the weight's rows (b = W^T, K contiguous) are the A   \
+     tiles as they lie, unpacked, and a's rows (bf16, or f32 split into three exact bf16 terms) the packed  \
+     B; c = the tile's whole-K result. scratch: gemm_direct_scratch(rows, k) floats. */                    \
+  void gemm_pack_direct_rows(const GemmOperand& b, int64_t k, int64_t nc, float* dst);                   \
+  bool gemm_direct_covers(const GemmOperand& a, const GemmOperand& b, int64_t rows, int64_t cols, int64_t k); \
+  void gemm_tile_direct(const GemmOperand& a, const GemmOperand& b, int64_t m0, int64_t m1, int64_t n0,   \
+                        int64_t n1, int64_t k, float* scratch, float* c, int64_t ldc);                    \
   /* conv: the panels gemm_pack_b (pairs: gemm_pack_b_pairs, bf16 only) would write for rows [k0, k0 + kc) \
      and columns [n0, n0 + nc) of the implicit im2col matrix of `gather` (a ConvGather). */                 \
   void conv_pack_b(const void* gather, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst);      \

@@ -343,8 +343,11 @@ TEST(CpuGemm, AmxDirectPathAtEveryLevel) {
           EXPECT_TRUE(all_close(out, want, tol.rtol, tol.atol)) << cpu::isa_name(isa) << " " << dtype_name(xt) << " " << s.k;
           // The tile itself, rows [0, m) and every column, into an f32 block.
           Tensor c = Tensor::full({s.m, s.n}, std::nan(""), DType::f32);
-          std::vector<float> scratch(static_cast<size_t>(cpu::gemm_direct_scratch(s.m, s.k)));
-          pieces.tile_direct(cpu::operand(x), cpu::operand(weight, true), 0, s.m, 0, s.n, s.k, scratch.data(),
+          const cpu::RowType at = cpu::row_type(xt);
+          std::vector<float> scratch(static_cast<size_t>(cpu::gemm_direct_packed(at, s.m, s.k)));
+          std::vector<float> split(static_cast<size_t>(cpu::gemm_direct_split(at, s.m, s.k)) + 1);
+          pieces.pack_direct(cpu::operand(x), 0, s.m, s.k, scratch.data(), split.data());
+          pieces.tile_direct(cpu::direct_rows(scratch.data(), at, s.m, s.k), cpu::operand(weight, true), 0, s.n, s.k,
                              c.data_as<float>(), s.n);
           const testing::Tolerance f32 = tolerance(DType::f32, s.k);
           EXPECT_TRUE(all_close(c, want_nobias, xt == DType::f32 ? f32.rtol : tol.rtol, xt == DType::f32 ? f32.atol : tol.atol))

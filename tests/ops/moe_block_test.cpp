@@ -218,13 +218,28 @@ TEST(MoeExperts, Fp8DecodeExpertsWithLargeActivationsMatchTheReference) {
   }
 }
 
+void prefill_experts_across_tile_edges(int64_t hidden, int64_t inter, DType x_type);
+
 // Prefill-sized experts run the packed GEMM's tiles: an expert of more rows than one tile (292 > 288), an
 // intermediate size past one 256-column tile and (down's K) one 512-deep K block, a hidden size cut into
 // several down column tiles, 128x128 fp8 scale blocks split across tiles; next to an empty expert and one of
 // three rows (the decode loops: the GEMV rows over several 64-row work items, bf16 and fp8). Both
-// phases' results also come out the same bytes on 1 and 2 threads.
+// phases' results also come out the same bytes on 1 and 2 threads. Sizes that are multiples of 32 take the
+// AMX direct path at the amx level (x's and h's rows packed once per expert, bf16 x and f32 x over bf16
+// weights); the others the packed tiles.
 TEST(MoeExperts, PrefillExpertsAcrossTheGemmTileEdges) {
-  const int64_t tokens = 292, hidden = 200, inter = 530;
+  struct Case {
+    int64_t hidden, inter;
+    DType x;
+  };
+  for (const Case c : {Case{200, 530, DType::bf16}, Case{256, 544, DType::bf16}, Case{256, 544, DType::f32}}) {
+    SCOPED_TRACE(std::to_string(c.hidden) + " x " + std::to_string(c.inter) + " " + std::string(dtype_name(c.x)));
+    prefill_experts_across_tile_edges(c.hidden, c.inter, c.x);
+  }
+}
+
+void prefill_experts_across_tile_edges(int64_t hidden, int64_t inter, DType x_type) {
+  const int64_t tokens = 292;
   // Rows sorted by expert: expert 0 takes every token, 1 is empty, 2 takes tokens 5..24, 3 takes 3 tokens.
   std::vector<double> token, weight;
   for (int64_t t = 0; t < tokens; ++t) token.push_back(static_cast<double>(t));
@@ -237,7 +252,8 @@ TEST(MoeExperts, PrefillExpertsAcrossTheGemmTileEdges) {
   const Tensor offs = Tensor::from_vector({292, 292, 312, 315}, {4}, DType::i32);
   for (bool fp8 : {false, true}) {
     SCOPED_TRACE(fp8 ? "fp8 experts" : "bf16 experts");
-    const Model m = make(tokens, hidden, inter, 4, DType::bf16, fp8, 120);
+    Model m = make(tokens, hidden, inter, 4, DType::bf16, fp8, 120);
+    m.x = m.x.to(x_type);   // f32 x over bf16 (or fp8) weights
     const auto on = [&](const char* tier) {
       ScopedPolicy scope(experts_on(tier));
       return moe_experts(m.x, m.w, token_of_row, row_weight, offs);

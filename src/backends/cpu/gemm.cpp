@@ -58,7 +58,9 @@ void gemm_tile_f32(const GemmProblem& g, int64_t m0, int64_t m1, int64_t n0, int
   // AMX and few rows against a bf16 weight (MoE experts): the weight's rows are the tiles as they lie, read once,
   // with nothing packed but the rows of a (f32 ones as three exact bf16 terms); see gemm_amx.cpp.
   if (g.b_packer == nullptr && pieces.amx_fast() && pieces.direct_covers(g.a, g.b, tm, tn, g.k)) {
-    pieces.tile_direct(g.a, g.b, m0, m1, n0, n1, g.k, gemm_scratch(0, gemm_direct_scratch(tm, g.k)), c, ldc);
+    float* packed = gemm_scratch(0, gemm_direct_packed(g.a.type, tm, g.k));
+    pieces.pack_direct(g.a, m0, tm, g.k, packed, gemm_scratch(1, gemm_direct_split(g.a.type, tm, g.k)));
+    pieces.tile_direct(direct_rows(packed, g.a.type, tm, g.k), g.b, n0, n1, g.k, c, ldc);
     return;
   }
   const bool bf16 = g.a.type == RowType::bf16 && g.b.type == RowType::bf16;

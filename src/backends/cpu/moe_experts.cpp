@@ -32,7 +32,7 @@ constexpr int64_t kGemvCols = 64;    // weight rows per GEMV work item, as group
 constexpr int64_t kGemmRows = 288;   // as grouped_mm: two GEMM row blocks per packed weight block
 constexpr int64_t kGemmCols = 256;
 // gemm_scratch slots: 0 and 1 are the GEMM tile's panels.
-constexpr int kSlotGate = 2, kSlotUp = 3, kSlotAcc = 4;
+constexpr int kSlotGate = 2, kSlotUp = 3, kSlotAcc = 4, kSlotSplit = 5;
 
 MatType mat_type(DType t) { return t == DType::f32 ? MatType::f32 : t == DType::bf16 ? MatType::bf16 : MatType::e4m3; }
 bool last_contiguous(const Tensor& t) { return t.size(-1) <= 1 || t.stride(-1) == 1; }
@@ -140,6 +140,55 @@ StreamRows stream_rows(float* rows, int64_t width, const std::vector<int64_t>& s
   return {rows, scale_stream_rows(rows, width, ranges), nullptr};
 }
 
+// The GEMM experts' rows packed once per expert for the GEMM's AMX direct path (gemm.h): x's rows for gate
+// and up, h's for down, instead of once in every column tile. offset[e] < 0: expert e takes the packed tiles.
+struct DirectPack {
+  Tensor buffer;
+  std::vector<int64_t> offset;
+  RowType type = RowType::f32;
+  int64_t k = 0;
+
+  bool has(int64_t e) const { return !offset.empty() && offset[static_cast<size_t>(e)] >= 0; }
+  // Rows [r0, r0 + rows) of expert e (r0 a multiple of 32).
+  DirectRows rows(int64_t e, int64_t n, int64_t r0, int64_t count) const {
+    const float* p = buffer.data_as<float>() + offset[static_cast<size_t>(e)];
+    return direct_rows(p, type, n, k).groups_from(r0 / 32, count, k);
+  }
+};
+
+// Packs the rows [start[e], start[e + 1]) of `rows` [*, k] of every GEMM expert whose weight w the direct path
+// covers (tiles of up to kGemmRows rows; column tiles, all multiples of 32 when `cols`, w's rows, is).
+DirectPack pack_direct(const uint8_t* rows, RowType type, int64_t k, const Tensor& w, const std::vector<int64_t>& start,
+                       int64_t cols, const GemmPieces& gemm) {
+  DirectPack d;
+  const int64_t experts = static_cast<int64_t>(start.size()) - 1;
+  if (!gemm.amx_fast() || cols % 32 != 0) return d;
+  d.type = type, d.k = k;
+  d.offset.assign(static_cast<size_t>(experts), -1);
+  const int64_t es = type == RowType::bf16 ? 2 : 4;
+  int64_t total = 0, split = 0;
+  for (int64_t e = 0; e < experts; ++e) {
+    const int64_t n = start[static_cast<size_t>(e + 1)] - start[static_cast<size_t>(e)];
+    const GemmOperand a{rows + start[static_cast<size_t>(e)] * k * es, type, k, 1};
+    if (n <= kStreamMaxRows || !gemm.direct_covers(a, weight_operand(w, nullptr, e), std::min(n, kGemmRows), 32, k)) continue;
+    d.offset[static_cast<size_t>(e)] = total;
+    total += gemm_direct_packed(type, n, k);
+    split = std::max(split, gemm_direct_split(type, n, k));
+  }
+  if (total == 0) return {};
+  d.buffer = Tensor::empty({total}, DType::f32);
+  parallel_for(0, experts, 1, [&](int64_t e0, int64_t e1) {
+    float* scratch = gemm_scratch(kSlotSplit, split + 1);
+    for (int64_t e = e0; e < e1; ++e) {
+      if (!d.has(e)) continue;
+      const int64_t s = start[static_cast<size_t>(e)], n = start[static_cast<size_t>(e + 1)] - s;
+      gemm.pack_direct({rows + s * k * es, type, k, 1}, 0, n, k, d.buffer.data_as<float>() + d.offset[static_cast<size_t>(e)],
+                       scratch);
+    }
+  });
+  return d;
+}
+
 struct UpTile {
   bool gemm;
   int64_t expert, r0, r1, i0, i1;   // rows: absolute (sorted) row indices
@@ -205,6 +254,10 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
   PairActivations x_pairs, h_pairs;
   const StreamRows x_stream = stream_rows(x32.defined() ? x32.data_as<float>() : nullptr, hidden, start, kStreamMaxRows,
                                           gate_fp8 && x32.defined(), pieces.gemv, &x_pairs);
+  // gate and up share the direct path's packed x (the same dtypes: weight_ok).
+  const DirectPack x_direct = any_gemm && a.gate.dtype() == a.up.dtype()
+                                  ? pack_direct(xs.data_as<uint8_t>(), row_type(dtype), hidden, a.gate, start, inter, pieces.gemm)
+                                  : DirectPack{};
 
   // 1. h = silu(x gate^T) * (x up^T) per row, [total, inter] f32. Costs as grouped_mm's (multiply-adds; a
   // streamed weight element counts as ten, a packed one as four more rows).
@@ -235,8 +288,14 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
       const int64_t ldc = (cols + 15) / 16 * 16;
       float* g = gemm_scratch(kSlotGate, kGemmRows * ldc);
       float* u = gemm_scratch(kSlotUp, kGemmRows * ldc);
-      gemm_tile_f32(gate, t.r0 - s, t.r1 - s, t.i0, t.i1, g, ldc, pieces.gemm);
-      gemm_tile_f32(up, t.r0 - s, t.r1 - s, t.i0, t.i1, u, ldc, pieces.gemm);
+      if (x_direct.has(t.expert)) {
+        const DirectRows xr = x_direct.rows(t.expert, rows_of(t.expert), t.r0 - s, rows);
+        pieces.gemm.tile_direct(xr, gate.b, t.i0, t.i1, hidden, g, ldc);
+        pieces.gemm.tile_direct(xr, up.b, t.i0, t.i1, hidden, u, ldc);
+      } else {
+        gemm_tile_f32(gate, t.r0 - s, t.r1 - s, t.i0, t.i1, g, ldc, pieces.gemm);
+        gemm_tile_f32(up, t.r0 - s, t.r1 - s, t.i0, t.i1, u, ldc, pieces.gemm);
+      }
       for (int64_t r = 0; r < rows; ++r) pieces.silu_mul(g + r * ldc, u + r * ldc, h0 + r * inter, RowType::f32, cols);
       return;
     }
@@ -274,6 +333,9 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
     width = std::clamp<int64_t>((share + kDotCols - 1) / kDotCols * kDotCols, 2 * kDotCols, kGemmCols);
   }
   const int64_t ldy = (width + 15) / 16 * 16;
+  const DirectPack h_direct = any_gemm ? pack_direct(reinterpret_cast<const uint8_t*>(h), RowType::f32, inter, a.down, start,
+                                                     hidden, pieces.gemm)
+                                       : DirectPack{};
   auto* out = static_cast<uint8_t*>(a.out.data());
   const GemmOut out_view{out, row_type(dtype), hidden, 1, nullptr, RowType::f32, 0};
   const int64_t col_tiles = (hidden + width - 1) / width;
@@ -290,7 +352,9 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
         const int64_t step = gemm ? kGemmRows : kDotRows;
         for (int64_t r0 = 0; r0 < n; r0 += step) {
           const int64_t rows = std::min(step, n - r0);
-          if (gemm) {
+          if (gemm && h_direct.has(e)) {
+            pieces.gemm.tile_direct(h_direct.rows(e, n, r0, rows), weight_operand(a.down, a.down_scale, e), o0, o1, inter, y, ldy);
+          } else if (gemm) {
             const GemmProblem down{n, hidden, inter, {reinterpret_cast<const uint8_t*>(h + s * inter), RowType::f32, inter, 1},
                                    weight_operand(a.down, a.down_scale, e), {}};
             gemm_tile_f32(down, r0, r0 + rows, o0, o1, y, ldy, pieces.gemm);

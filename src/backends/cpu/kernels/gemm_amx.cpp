@@ -155,23 +155,23 @@ bool gemm_direct_covers(const GemmOperand& a, const GemmOperand& b, int64_t rows
          rows <= gemm_direct_max_rows(a.type, k);
 }
 
-void gemm_tile_direct(const GemmOperand& a, const GemmOperand& b, int64_t m0, int64_t m1, int64_t n0, int64_t n1,
-                      int64_t k, float* scratch, float* c, int64_t ldc) {
-  const int terms = a.type == RowType::bf16 ? 1 : 3;
-  const int64_t rows = m1 - m0, steps = k / 2, w_ld = b.cs * 2;
-  const int64_t groups = (rows + 31) / 32, panel = groups * 32 * steps;
-  auto* x = reinterpret_cast<uint32_t*>(scratch);
-  pack_terms(a, m0, rows, k, terms, reinterpret_cast<uint16_t*>(x + terms * panel), x);
+void gemm_pack_direct(const GemmOperand& a, int64_t m0, int64_t rows, int64_t k, float* dst, float* split) {
+  pack_terms(a, m0, rows, k, direct_terms(a.type), reinterpret_cast<uint16_t*>(split), reinterpret_cast<uint32_t*>(dst));
+}
+
+void gemm_tile_direct(const DirectRows& x, const GemmOperand& b, int64_t n0, int64_t n1, int64_t k, float* c,
+                      int64_t ldc) {
+  const int64_t steps = k / 2, w_ld = b.cs * 2;
   const uint8_t* w = b.data + n0 * w_ld;
   alignas(64) float ct[32 * 32];
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__)
   configure_tiles();
 #endif
   for (int64_t nb = 0; nb < n1 - n0; nb += 32)
-    for (int64_t g = 0; g * 32 < rows; ++g) {
-      const uint32_t* xg = x + g * steps * 32;
+    for (int64_t g = 0; g * 32 < x.rows; ++g) {
+      const uint32_t* xg = x.data + g * steps * 32;
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__)
-      direct_block(w + nb * w_ld, w_ld, xg, steps, panel, terms, ct);
+      direct_block(w + nb * w_ld, w_ld, xg, steps, x.term_stride, x.terms, ct);
 #else
       // The same sums one product pair at a time (tests run it on every host).
       for (int64_t n = 0; n < 32; ++n)
@@ -179,15 +179,15 @@ void gemm_tile_direct(const GemmOperand& a, const GemmOperand& b, int64_t m0, in
           float sum = 0.0f;
           const auto* wr = reinterpret_cast<const uint16_t*>(w + (nb + n) * w_ld);
           for (int64_t p = 0; p < steps; ++p)
-            for (int t = 0; t < terms; ++t) {
-              const uint32_t pair = xg[t * panel + p * 32 + r];
+            for (int t = 0; t < x.terms; ++t) {
+              const uint32_t pair = xg[t * x.term_stride + p * 32 + r];
               sum += bf16_to_f32(wr[2 * p]) * bf16_to_f32(static_cast<uint16_t>(pair)) +
                      bf16_to_f32(wr[2 * p + 1]) * bf16_to_f32(static_cast<uint16_t>(pair >> 16));
             }
           ct[n * 32 + r] = sum;
         }
 #endif
-      const int64_t valid = std::min<int64_t>(32, rows - g * 32);
+      const int64_t valid = std::min<int64_t>(32, x.rows - g * 32);
       for (int64_t r = 0; r < valid; ++r)
         for (int64_t n = 0; n < 32; ++n) c[(g * 32 + r) * ldc + nb + n] = ct[n * 32 + r];
     }

@@ -65,7 +65,22 @@ struct GemmOperand {
 // at most this many bytes, stay in L2 (2 MiB on the AMX Xeons) while the weight streams past them once.
 inline constexpr int64_t kDirectMaxTermBytes = INT64_C(1536) << 10;
 inline int64_t gemm_direct_max_rows(RowType a, int64_t k) { return kDirectMaxTermBytes / ((a == RowType::bf16 ? 1 : 3) * 2 * k); }
-inline int64_t gemm_direct_scratch(int64_t rows, int64_t k) { return ((rows + 31) / 32 * 32 * 3 * (k / 2)) + 3 * rows * k / 2 + 16; }
+// Rows packed by gemm_pack_direct: group g (32 rows) of term t at data + t * term_stride + g * 16 * k uint32s.
+struct DirectRows {
+  const uint32_t* data;
+  int64_t term_stride;
+  int terms;
+  int64_t rows;
+  // Rows [32 * g0, 32 * g0 + count) of these.
+  DirectRows groups_from(int64_t g0, int64_t count, int64_t k) const { return {data + g0 * 16 * k, term_stride, terms, count}; }
+};
+inline int direct_terms(RowType a) { return a == RowType::bf16 ? 1 : 3; }
+// gemm_pack_direct's output and its f32 rows' split (floats each; the split is empty for bf16 rows).
+inline int64_t gemm_direct_packed(RowType a, int64_t rows, int64_t k) { return (rows + 31) / 32 * 32 * direct_terms(a) * (k / 2); }
+inline int64_t gemm_direct_split(RowType a, int64_t rows, int64_t k) { return a == RowType::bf16 ? 0 : 3 * rows * k / 2; }
+inline DirectRows direct_rows(const float* packed, RowType a, int64_t rows, int64_t k) {
+  return {reinterpret_cast<const uint32_t*>(packed), (rows + 31) / 32 * 32 * (k / 2), direct_terms(a), rows};
+}
 
 // Where a GEMM's result goes: out(r, c) = round(acc(r, c) + bias[c * bias_stride]) (bias null: none).
 struct GemmOut {
@@ -292,11 +307,12 @@ struct MatmulRowsPlan {
                       int64_t ldc, bool accumulate);                                                      \
   /* The AMX direct path for few rows (MoE experts): the weight's rows (b = W^T, K contiguous) are the A   \
      tiles as they lie, unpacked, and a's rows (bf16, or f32 split into three exact bf16 terms) the packed  \
-     B; c = the tile's whole-K result. scratch: gemm_direct_scratch(rows, k) floats. */                    \
+     B (gemm_pack_direct, once for every column tile); c[rows, n1 - n0] = the whole-K result. */         \
   void gemm_pack_direct_rows(const GemmOperand& b, int64_t k, int64_t nc, float* dst);                   \
   bool gemm_direct_covers(const GemmOperand& a, const GemmOperand& b, int64_t rows, int64_t cols, int64_t k); \
-  void gemm_tile_direct(const GemmOperand& a, const GemmOperand& b, int64_t m0, int64_t m1, int64_t n0,   \
-                        int64_t n1, int64_t k, float* scratch, float* c, int64_t ldc);                    \
+  void gemm_pack_direct(const GemmOperand& a, int64_t m0, int64_t rows, int64_t k, float* dst, float* split); \
+  void gemm_tile_direct(const DirectRows& x, const GemmOperand& b, int64_t n0, int64_t n1, int64_t k,     \
+                        float* c, int64_t ldc);                                                           \
   /* conv: the panels gemm_pack_b (pairs: gemm_pack_b_pairs, bf16 only) would write for rows [k0, k0 + kc) \
      and columns [n0, n0 + nc) of the implicit im2col matrix of `gather` (a ConvGather). */                 \
   void conv_pack_b(const void* gather, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst);      \

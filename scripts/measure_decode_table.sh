@@ -10,7 +10,7 @@ set -euo pipefail
 bin=$1
 shift
 for t in 1 2; do
-  "$bin" bench ops --probes-only --threads "$t" 2>&1 | grep -E "read |FMA|hop" | sed "s/^/threads=$t probe: /"
+  "$bin" bench ops --probes-only --threads "$t" 2>&1 | grep -E "read |FMA|dot peak|amx|hop" | sed "s/^/threads=$t probe: /"
   for ctx in 512 2048; do
     for model in "$@"; do
       out=$("$bin" run --model "$model" --threads "$t" --prompt-tokens "$ctx" --gen 33 --ignore-eos --dtype bf16 2>&1)

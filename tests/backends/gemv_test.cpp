@@ -254,15 +254,18 @@ TEST(GemvPairs, ActivationTermsSumExactlyToTheScaledActivations) {
   for (bool used : slot_used) EXPECT_TRUE(used);
 }
 
-// Where the level takes the pair route, an fp8 linear reads the pair terms and not the f32 rows: a plan whose f32
-// rows are NaN still gives the products. With f32 activations (three terms) a one-hot weight of 1.0 returns each
-// activation bit for bit (the split loses nothing); with bf16 ones, likewise through one term.
+// Where the level takes the pair route, an fp8 linear reads the pair terms (bf16 activations) or their f32 form
+// (f32 activations: the route's FMA form) and not the f32 rows: a plan whose f32 rows are NaN still gives the
+// products. A one-hot weight of 1.0 returns each activation bit for bit.
 TEST(GemvPairs, TheRouteReadsThePairTermsAndKeepsF32ActivationsExact) {
   bool any = false;
   for (cpu::Isa isa : cpu::host_isas()) {
     cpu::ScopedIsa level(isa);
-    const bool pairs = isa == cpu::Isa::avx512bf16 ? cpu::avx512bf16::gemv_pairs_fast() : false;
-    EXPECT_EQ(pairs, isa == cpu::Isa::avx512bf16) << cpu::isa_name(isa);
+    const bool bf16_level = isa == cpu::Isa::avx512bf16 || isa == cpu::Isa::amx;
+    const bool pairs = isa == cpu::Isa::amx          ? cpu::amx::gemv_pairs_fast()
+                       : isa == cpu::Isa::avx512bf16 ? cpu::avx512bf16::gemv_pairs_fast()
+                                                     : false;
+    EXPECT_EQ(pairs, bf16_level) << cpu::isa_name(isa);
     if (!pairs) continue;
     any = true;
     for (DType wdt : {DType::f8_e4m3fn, DType::f8_e5m2})
@@ -286,7 +289,8 @@ TEST(GemvPairs, TheRouteReadsThePairTermsAndKeepsF32ActivationsExact) {
           p.out_type = cpu::RowType::f32;
           p.out_m_stride = n, p.out_n_stride = 1;
           a.plan(p, 0);
-          cpu::avx512bf16::gemv_rows(p, 0, n);
+          if (isa == cpu::Isa::amx) cpu::amx::gemv_rows(p, 0, n);
+          else cpu::avx512bf16::gemv_rows(p, 0, n);
           for (int64_t r = 0; r < m; ++r)
             for (int64_t j = 0; j < n; ++j)
               ASSERT_EQ(out.data_as<float>()[r * n + j], x.data_as<float>()[r * k + (j * 3) % k])

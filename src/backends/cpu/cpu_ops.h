@@ -123,6 +123,7 @@ struct PairActivations {
   Tensor buffer;   // uint16 terms, from the allocator (the memory record sees them)
   int terms = 0, exp2 = 0;
   int64_t ld = 0;  // uint16 elements per row
+  Tensor wide;     // three terms: the scaled activations as f32 in gemv_pair_wide_slot order (ld floats per row)
   // Points plan.xp at row `row` (the plan's activation row 0).
   void plan(GemvPlan& p, int64_t row) const;
 };

@@ -23,6 +23,8 @@ void PairActivations::plan(GemvPlan& p, int64_t row) const {
   p.xp_ld = ld;
   p.xp_terms = terms;
   p.xp_exp2 = exp2;
+  p.xw = wide.defined() ? wide.data_as<const float>() + row * ld / kGemvMaxTerms : nullptr;
+  p.xw_ld = ld / kGemvMaxTerms;
 }
 
 PairActivations pair_activations(const float* x, int64_t k, const std::vector<std::pair<int64_t, int64_t>>& rows) {
@@ -48,6 +50,8 @@ PairActivations pair_activations(const float* x, int64_t k, const std::vector<st
   out.ld = lines * kGemvPairLine * out.terms;
   out.buffer = Tensor::zeros({std::max<int64_t>(1, row_count * out.ld)}, DType::bf16);
   uint16_t* dst = out.buffer.data_as<uint16_t>();
+  if (out.terms == kGemvMaxTerms) out.wide = Tensor::zeros({std::max<int64_t>(1, row_count * lines * kGemvPairLine)}, DType::f32);
+  float* wide = out.wide.defined() ? out.wide.data_as<float>() : nullptr;
   // x * 2^exp2 in double, rounded once to f32: exact but where the result leaves f32's normal range (below
   // 2^-141 of the largest, see kTargetExp2). The factor itself may lie outside f32's range.
   const double factor = std::ldexp(1.0, out.exp2);
@@ -59,6 +63,8 @@ PairActivations pair_activations(const float* x, int64_t k, const std::vector<st
         for (int64_t i = line * kGemvPairLine; i < i_end; ++i) {
           uint16_t* terms = terms_of_line + gemv_pair_slot(static_cast<int>(i % kGemvPairLine));
           float v = static_cast<float>(static_cast<double>(x[r * k + i]) * factor);
+          if (wide != nullptr)
+            wide[r * lines * kGemvPairLine + line * kGemvPairLine + gemv_pair_wide_slot(static_cast<int>(i % kGemvPairLine))] = v;
           if (out.terms == 1 || !std::isfinite(v)) {
             terms[0] = f32_to_bf16(v);   // a bf16 value (exact), or inf / NaN: one term, the rest stay zero
             continue;

@@ -228,6 +228,10 @@ struct GemvPlan {
   const uint16_t* xp;
   int64_t xp_ld;
   int xp_terms, xp_exp2;
+  // With three terms (f32 activations) the route multiplies in f32 FMAs instead: the same scaled activations
+  // as f32, element i of row m's line j at xw + m * xw_ld + j * 64 + gemv_pair_wide_slot(i) (null otherwise).
+  const float* xw;
+  int64_t xw_ld;
 };
 
 // The pair layout of one 64-element line. The kernel turns 64 fp8 codes into bf16 by two byte lookups (high and
@@ -239,6 +243,14 @@ inline constexpr int kGemvMaxTerms = 3;   // any finite f32 is the exact sum of 
 constexpr int gemv_pair_slot(int i) {
   const int lane = i / 16, t = i % 16;
   return t < 8 ? 8 * lane + t : 32 + 8 * lane + (t - 8);
+}
+
+// The f32 layout of one line for the FMA form of the pair route: the weights' two vectors of 32 bf16 widen to
+// four of 16 f32 (the even slots, then the odd ones, of each), so slot s moves to (s / 32) * 32 + (s % 2) * 16 +
+// (s % 32) / 2.
+constexpr int gemv_pair_wide_slot(int i) {
+  const int s = gemv_pair_slot(i);
+  return s / 32 * 32 + s % 2 * 16 + s % 32 / 2;
 }
 
 // ---- Small-M matmul (M <= kMatmulRowsMax rows): out rows as sums of B's rows scaled by a's elements, read

@@ -250,9 +250,7 @@ TEST(CpuGemm, LinearBackward) {
   }
 }
 
-// The bf16 pair path (vdpbf16ps at the avx512bf16 level, which the sweep above runs for bf16 operands) forced
-// at every level, where it is the portable f32 emulation: odd K (a half pair), odd and even row strides (the
-// scalar and the transposing pack), a strided weight, bias; the output poisoned first.
+// Each level's pieces, to force one path on.
 cpu::GemmPieces pieces_of(cpu::Isa isa) {
   switch (isa) {
     case cpu::Isa::scalar: return FOURFOLD_GEMM_PIECES(scalar);
@@ -263,9 +261,10 @@ cpu::GemmPieces pieces_of(cpu::Isa isa) {
   }
 }
 
-TEST(CpuGemm, Bf16PairPathAtEveryLevel) {
-  uint64_t seed = 90;
-  for (const Mnk& s : {Mnk{13, 33, 7}, Mnk{37, 65, 40}, Mnk{20, 40, 290}}) {
+// linear_prefill through each host level's pieces with one path forced on (where it is not the level's own,
+// its portable emulation), against the reference: a strided weight too, bias, the output poisoned first.
+void forced_path_matches_reference(bool (*cpu::GemmPieces::*path)(), std::initializer_list<Mnk> shapes, uint64_t seed) {
+  for (const Mnk& s : shapes) {
     const Tensor x = testing::randn({s.m, s.k}, DType::bf16, seed++);
     const Tensor w = testing::randn({s.n, s.k}, DType::bf16, seed++);
     const Tensor b = testing::randn({s.n}, DType::bf16, seed++);
@@ -277,34 +276,7 @@ TEST(CpuGemm, Bf16PairPathAtEveryLevel) {
       }
       for (cpu::Isa isa : cpu::host_isas()) {
         cpu::GemmPieces pieces = pieces_of(isa);
-        pieces.pairs_fast = [] { return true; };
-        Tensor out = Tensor::full({s.m, s.n}, std::nan(""), DType::bf16);
-        cpu::linear_prefill(LinearArgs{x, weight, &b, out}, pieces);
-        const testing::Tolerance tol = tolerance(DType::bf16, s.k);
-        EXPECT_TRUE(all_close(out, want, tol.rtol, tol.atol)) << cpu::isa_name(isa) << " " << s.k;
-      }
-    }
-  }
-}
-
-// The AMX path (tile matrix unit at the amx level) forced at every level, where its block is the scalar
-// emulation of the same layouts: rows and columns short of a whole 32 x 32 block, K short of a tile (odd, and
-// not a multiple of 32) and over one kc block (the accumulating pass), a strided weight, bias; output poisoned.
-TEST(CpuGemm, Bf16AmxPathAtEveryLevel) {
-  uint64_t seed = 190;
-  for (const Mnk& s : {Mnk{13, 33, 7}, Mnk{37, 65, 40}, Mnk{20, 40, 290}, Mnk{64, 96, 1100}}) {
-    const Tensor x = testing::randn({s.m, s.k}, DType::bf16, seed++);
-    const Tensor w = testing::randn({s.n, s.k}, DType::bf16, seed++);
-    const Tensor b = testing::randn({s.n}, DType::bf16, seed++);
-    for (const Tensor& weight : {w, testing::non_contiguous(w)}) {
-      Tensor want;
-      {
-        testing::ReferenceOnly ref;
-        want = linear(x, weight, b);
-      }
-      for (cpu::Isa isa : cpu::host_isas()) {
-        cpu::GemmPieces pieces = pieces_of(isa);
-        pieces.amx_fast = [] { return true; };
+        pieces.*path = [] { return true; };
         Tensor out = Tensor::full({s.m, s.n}, std::nan(""), DType::bf16);
         cpu::linear_prefill(LinearArgs{x, weight, &b, out}, pieces);
         const testing::Tolerance tol = tolerance(DType::bf16, s.k);
@@ -312,6 +284,20 @@ TEST(CpuGemm, Bf16AmxPathAtEveryLevel) {
       }
     }
   }
+}
+
+// The bf16 pair path (vdpbf16ps at the avx512bf16 and amx levels, which the sweep above runs for bf16 operands)
+// at every level: odd K (a half pair), odd and even row strides (the scalar and the transposing pack).
+TEST(CpuGemm, Bf16PairPathAtEveryLevel) {
+  forced_path_matches_reference(&cpu::GemmPieces::pairs_fast, {Mnk{13, 33, 7}, Mnk{37, 65, 40}, Mnk{20, 40, 290}}, 90);
+}
+
+// The AMX path (tile matrix unit at the amx level) forced at every level, where its block is the scalar
+// emulation of the same layouts: rows and columns short of a whole 32 x 32 block, K short of a tile (odd, and
+// not a multiple of 32) and over one kc block (the accumulating pass).
+TEST(CpuGemm, Bf16AmxPathAtEveryLevel) {
+  forced_path_matches_reference(&cpu::GemmPieces::amx_fast,
+                                {Mnk{13, 33, 7}, Mnk{37, 65, 40}, Mnk{20, 40, 290}, Mnk{64, 96, 1100}}, 190);
 }
 
 // The AMX direct path (few rows: the weight's rows as tiles, unpacked) forced at every level, where it is the

@@ -344,34 +344,28 @@ PairTables pair_tables() {
   w1 = _mm512_unpackhi_epi8(lo, hi);
 }
 
-// Weight rows [n0, n0 + R) against all M activation rows held as T pair terms (plan.xp). The row group, its
-// prefetch (the same line R rows later, as the fp8 rows above), blocks and epilogue are the f32 route's.
-template <GemvWeight W, int M, int R, int T>
-void pair_rows(const GemvPlan& p, int64_t n0) {
+// The scaffolding of the pair route's rows [n0, n0 + R) against all M activation rows: the row group, its
+// prefetch (the same line R rows later, as the fp8 rows above), each line's codes as two vectors of 32 bf16,
+// blocks and epilogue are the f32 route's; `line(acc0, acc1, r, k, w0, w1)` adds row r's line at k to its two
+// chains per output (one per weight vector: a lone row is otherwise bound by the latency, not by the loads).
+template <GemvWeight W, int M, int R, class Line>
+[[gnu::always_inline]] inline void pair_rows_with(const GemvPlan& p, int64_t n0, const Line& line) {
   const PairTables tab = pair_tables<W>();
   const RowGroup<R> g(p, n0);
   vf total[R][M] = {};
   int64_t kb = 0;
   for (int64_t k0 = 0; k0 < p.k; k0 += g.block, kb += g.scale_per_block ? 1 : 0) {
     const int64_t k_end = p.k - k0 < g.block ? p.k : k0 + g.block;
-    // Two chains per output, one per weight vector of a line: a lone row (R = M = 1) is otherwise bound by
-    // vdpbf16ps's latency, not by the loads.
     __m512 acc0[R][M], acc1[R][M];
     for (int r = 0; r < R; ++r)
       for (int m = 0; m < M; ++m) acc0[r][m] = acc1[r][m] = _mm512_setzero_ps();
     for (int64_t k = k0; k < k_end; k += kGemvPairLine) {
-      const uint16_t* xl = p.xp + (k / kGemvPairLine) * kGemvPairLine * T;
       const int64_t count = k_end - k < kGemvPairLine ? k_end - k : kGemvPairLine;
       for (int r = 0; r < R; ++r) {
         __builtin_prefetch(g.ahead[r] + k);
         __m512i w0, w1;
         pair_weights(tab, g.w[r] + k, count, w0, w1);
-        for (int m = 0; m < M; ++m)
-          for (int t = 0; t < T; ++t) {
-            const uint16_t* xt = xl + m * p.xp_ld + t * kGemvPairLine;
-            acc0[r][m] = _mm512_dpbf16_ps(acc0[r][m], (__m512bh)w0, (__m512bh)_mm512_loadu_si512(xt));
-            acc1[r][m] = _mm512_dpbf16_ps(acc1[r][m], (__m512bh)w1, (__m512bh)_mm512_loadu_si512(xt + 32));
-          }
+        line(acc0, acc1, r, k, w0, w1);
       }
     }
     vf acc[R][M];
@@ -383,46 +377,40 @@ void pair_rows(const GemvPlan& p, int64_t n0) {
   g.store(total, nan, -p.xp_exp2);
 }
 
-// The same rows against f32 activations (plan.xw): the bf16 weights widened to f32 (a shift and a mask) and
-// multiplied in f32 FMAs, four per 64 codes, where the three-term split took six vdpbf16ps (on an Intel Xeon
-// one zmm vdpbf16ps took ~0.8 ns against ~0.17 for an FMA). Products round as the f32 route's do; the weights
-// are normal f32 (no microcode assist on subnormals).
+// Against the activations held as T pair terms (plan.xp): vdpbf16ps, exact products.
+template <GemvWeight W, int M, int R, int T>
+void pair_rows(const GemvPlan& p, int64_t n0) {
+  pair_rows_with<W, M, R>(p, n0, [&](__m512 (&acc0)[R][M], __m512 (&acc1)[R][M], int r, int64_t k, __m512i w0, __m512i w1)
+                                     __attribute__((always_inline)) {
+    const uint16_t* xl = p.xp + (k / kGemvPairLine) * kGemvPairLine * T;
+    for (int m = 0; m < M; ++m)
+      for (int t = 0; t < T; ++t) {
+        const uint16_t* xt = xl + m * p.xp_ld + t * kGemvPairLine;
+        acc0[r][m] = _mm512_dpbf16_ps(acc0[r][m], (__m512bh)w0, (__m512bh)_mm512_loadu_si512(xt));
+        acc1[r][m] = _mm512_dpbf16_ps(acc1[r][m], (__m512bh)w1, (__m512bh)_mm512_loadu_si512(xt + 32));
+      }
+  });
+}
+
+// Against f32 activations (plan.xw): the bf16 weights widened to f32 (a shift and a mask) and multiplied in
+// f32 FMAs, four per 64 codes, where the three-term split took six vdpbf16ps (on an Intel Xeon one zmm
+// vdpbf16ps took ~0.8 ns against ~0.17 for an FMA). Products round as the f32 route's do; the weights are
+// normal f32 (no microcode assist on subnormals).
 template <GemvWeight W, int M, int R>
 void pair_rows_wide(const GemvPlan& p, int64_t n0) {
-  const PairTables tab = pair_tables<W>();
-  const RowGroup<R> g(p, n0);
   const __m512i high = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
-  vf total[R][M] = {};
-  int64_t kb = 0;
-  for (int64_t k0 = 0; k0 < p.k; k0 += g.block, kb += g.scale_per_block ? 1 : 0) {
-    const int64_t k_end = p.k - k0 < g.block ? p.k : k0 + g.block;
-    __m512 acc0[R][M], acc1[R][M];
-    for (int r = 0; r < R; ++r)
-      for (int m = 0; m < M; ++m) acc0[r][m] = acc1[r][m] = _mm512_setzero_ps();
-    for (int64_t k = k0; k < k_end; k += kGemvPairLine) {
-      const int64_t count = k_end - k < kGemvPairLine ? k_end - k : kGemvPairLine;
-      for (int r = 0; r < R; ++r) {
-        __builtin_prefetch(g.ahead[r] + k);
-        __m512i w0, w1;
-        pair_weights(tab, g.w[r] + k, count, w0, w1);
-        const __m512 e0 = _mm512_castsi512_ps(_mm512_slli_epi32(w0, 16)), o0 = _mm512_castsi512_ps(_mm512_and_si512(w0, high));
-        const __m512 e1 = _mm512_castsi512_ps(_mm512_slli_epi32(w1, 16)), o1 = _mm512_castsi512_ps(_mm512_and_si512(w1, high));
-        for (int m = 0; m < M; ++m) {
-          const float* xl = p.xw + m * p.xw_ld + k;   // lines of 64 floats, as the codes
-          acc0[r][m] = _mm512_fmadd_ps(e0, _mm512_loadu_ps(xl), acc0[r][m]);
-          acc1[r][m] = _mm512_fmadd_ps(o0, _mm512_loadu_ps(xl + 16), acc1[r][m]);
-          acc0[r][m] = _mm512_fmadd_ps(e1, _mm512_loadu_ps(xl + 32), acc0[r][m]);
-          acc1[r][m] = _mm512_fmadd_ps(o1, _mm512_loadu_ps(xl + 48), acc1[r][m]);
-        }
-      }
+  pair_rows_with<W, M, R>(p, n0, [&](__m512 (&acc0)[R][M], __m512 (&acc1)[R][M], int r, int64_t k, __m512i w0, __m512i w1)
+                                     __attribute__((always_inline)) {
+    const __m512 e0 = _mm512_castsi512_ps(_mm512_slli_epi32(w0, 16)), o0 = _mm512_castsi512_ps(_mm512_and_si512(w0, high));
+    const __m512 e1 = _mm512_castsi512_ps(_mm512_slli_epi32(w1, 16)), o1 = _mm512_castsi512_ps(_mm512_and_si512(w1, high));
+    for (int m = 0; m < M; ++m) {
+      const float* xl = p.xw + m * p.xw_ld + k;   // lines of 64 floats, as the codes
+      acc0[r][m] = _mm512_fmadd_ps(e0, _mm512_loadu_ps(xl), acc0[r][m]);
+      acc1[r][m] = _mm512_fmadd_ps(o0, _mm512_loadu_ps(xl + 16), acc1[r][m]);
+      acc0[r][m] = _mm512_fmadd_ps(e1, _mm512_loadu_ps(xl + 32), acc0[r][m]);
+      acc1[r][m] = _mm512_fmadd_ps(o1, _mm512_loadu_ps(xl + 48), acc1[r][m]);
     }
-    vf acc[R][M];
-    for (int r = 0; r < R; ++r)
-      for (int m = 0; m < M; ++m) acc[r][m] = (vf)acc0[r][m] + (vf)acc1[r][m];
-    g.fold(acc, total, kb);
-  }
-  const bool nan[R] = {};
-  g.store(total, nan, -p.xp_exp2);
+  });
 }
 
 template <GemvWeight W, int M, int R>

@@ -6,9 +6,13 @@
 // to 32], zero padded, so one tile load takes 16 rows of 32 k. B is gemm.cpp's pair panels of nr = 32 columns,
 // each step (one k pair) 32 uint32s = two tile rows side by side, with the steps padded to 16 (zeros).
 //
+// The direct path (few rows against a bf16 weight [N, K], K contiguous: MoE experts) turns the product around,
+// C^T = W x^T: the weight's rows are the A tiles as they lie, never packed, and x's rows (bf16, or f32 split into
+// three exact bf16 terms) the packed B; each 32 x 32 block of C^T is transposed into the output.
+//
 // Precision: bf16 products are exact in f32 and accumulate in f32, as on the pair path; the unit treats
-// subnormal inputs and results as zero, as vdpbf16ps does. At levels without AMX the block is a scalar
-// emulation of the same layouts (tests run it on every host).
+// subnormal inputs and results as zero, as vdpbf16ps does. At levels without AMX the blocks are scalar
+// emulations of the same layouts (tests run them on every host).
 #include <algorithm>
 #include <cstring>
 

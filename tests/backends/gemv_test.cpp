@@ -139,9 +139,10 @@ TEST(GemvFp8, EveryRecipeMatchesTheReference) {
 TEST(GemvFp8, EveryCodeIncludingSubnormalsMaxAndNaN) {
   {
     for (DType wdt : {DType::f8_e4m3fn, DType::f8_e5m2})
-      for (int64_t k : {16, 19, 83, 200}) {
-        // The tail lane when k = 19 or 83, a lane of the 64-code line loop when k = 200.
-        const int64_t col = k == 200 ? 70 : k - 1;
+      for (int64_t k : {16, 19, 83, 200, 256}) {
+        // The tail lane when k = 19 or 83, a lane of the 64-code line loop when k = 200, and one in a line's
+        // second 32 codes when k = 256 (AVX2 checks a line for NaN codes one 32-byte register at a time).
+        const int64_t col = k == 200 ? 70 : k == 256 ? 109 : k - 1;
         Tensor w = Tensor::zeros({256, k}, wdt);
         for (int64_t c = 0; c < 256; ++c) static_cast<uint8_t*>(w.data())[c * k + col] = static_cast<uint8_t>(c);
         Tensor x = Tensor::zeros({1, k}, DType::f32);

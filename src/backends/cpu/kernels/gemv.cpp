@@ -40,7 +40,9 @@ namespace {
 constexpr uint32_t kE4m3Bits = 0x87f00000u;   // the sign and the 7 magnitude bits after the shift by 20
 
 constexpr int64_t kLineBytes = 64;   // a cache line: the unit of the main loop, its prefetch and NaN check
-typedef uint8_t vline __attribute__((vector_size(kLineBytes)));
+// The NaN check's bytes, one register wide: a line-wide vector on a level with narrower registers (AVX2) was
+// kept on the stack and moved through general registers, which bounded the e4m3 GEMV there (4 G codes/s).
+typedef uint8_t vbytes __attribute__((vector_size(kLanes * 4)));
 
 // kLanes weights of one row from element k, as f32 (e4m3: times 2^-120, see above).
 template <GemvWeight W>
@@ -118,21 +120,24 @@ vf load_w_tail(const uint8_t* row, int64_t k, int64_t count) {
   return load_w<W>(buf, 0);
 }
 
-// Notes `count` (<= kLineBytes) e4m3 codes from q in `seen` (a no-op for the other types).
+// Notes `count` (<= kLineBytes) e4m3 codes from q in `seen` (a no-op for the other types): the byte-wise max
+// of (code | 0x80) over every register's worth of the line.
 template <GemvWeight W>
-[[gnu::always_inline]] inline void note_codes(vline& seen, const uint8_t* q, int64_t count) {
+[[gnu::always_inline]] inline void note_codes(vbytes& seen, const uint8_t* q, int64_t count) {
   if constexpr (W == GemvWeight::e4m3) {
-    vline b = {};
-    std::memcpy(&b, q, static_cast<size_t>(count));
-    const vline t = b | 0x80;
-    seen = seen > t ? seen : t;
+    for (int64_t i = 0; i < count; i += sizeof(vbytes)) {
+      vbytes b = {};
+      std::memcpy(&b, q + i, static_cast<size_t>(count - i < int64_t{sizeof b} ? count - i : int64_t{sizeof b}));
+      const vbytes t = b | 0x80;
+      seen = seen > t ? seen : t;
+    }
   }
 }
 
 // Whether an e4m3 NaN code went through `seen` (vector compare: a byte loop here cost ~10% of a 2048-wide row).
-inline bool saw_nan(vline seen) {
+inline bool saw_nan(vbytes seen) {
   const auto hit = seen == 0xff;
-  uint64_t words[kLineBytes / 8];
+  uint64_t words[sizeof(vbytes) / 8];
   std::memcpy(words, &hit, sizeof words);
   uint64_t any = 0;
   for (uint64_t w : words) any |= w;
@@ -262,7 +267,7 @@ void rows(const GemvPlan& p, int64_t n0) {
     std::memcpy(&unit, &bits, sizeof unit);
   }
   vf total[R][M] = {};
-  vline seen[R] = {};
+  vbytes seen[R] = {};
   // One step of kLanes weights from element k (count < kLanes: the zero-padded tail).
   auto step = [&](vf (&acc)[R][M], int64_t k, int64_t count) __attribute__((always_inline)) {
     vf xv[M];

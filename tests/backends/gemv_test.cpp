@@ -172,12 +172,13 @@ TEST(Gemv, KAroundTheLineLoop) {
         EXPECT_TRUE(dedicated_matches([&] { return linear(x, w); })) << dtype_name(p.w) << " k " << k << " m " << m;
       }
   for (DType wdt : {DType::f8_e4m3fn, DType::f8_e5m2})
-    for (int64_t k : {63, 64, 65, 129, 191, 577, 700}) {
-      const Tensor x = randn({2, k}, DType::bf16, seed++), w = randn({9, k}, wdt, seed++, 8.0);
-      const Scales s = scales_for(9, k, seed++);
-      for (const Tensor* scale : {&s.tensorwise, &s.block})
-        EXPECT_TRUE(dedicated_matches([&] { return scaled_linear(x, w, *scale); })) << dtype_name(wdt) << " k " << k;
-    }
+    for (int64_t k : {63, 64, 65, 129, 191, 577, 700})
+      for (int64_t m : {1, 2}) {   // m = 1: short fp8 rows in groups of 4, and the ninth alone
+        const Tensor x = randn({m, k}, DType::bf16, seed++), w = randn({9, k}, wdt, seed++, 8.0);
+        const Scales s = scales_for(9, k, seed++);
+        for (const Tensor* scale : {&s.tensorwise, &s.block})
+          EXPECT_TRUE(dedicated_matches([&] { return scaled_linear(x, w, *scale); })) << dtype_name(wdt) << " k " << k << " m " << m;
+      }
 }
 
 // e4m3 products are formed against activations scaled by a power of two chosen from their largest finite

@@ -430,7 +430,7 @@ void pair_rows_terms(const GemvPlan& p, int64_t n0) {
 constexpr int64_t kShortRowBytes = 4096;
 
 // Rows in groups of R (independent accumulator chains and weight streams), the remainder one at a time.
-// Short rows at M = 1 go one at a time: R interleaved streams of a few lines each, inside one or two pages, keep
+// Short bf16, f16 and f32 rows at M = 1 go one at a time (fp8 rows: below): R interleaved streams of a few lines each, inside one or two pages, keep
 // the hardware prefetchers from ramping up, while one row after another is a single sequential stream. Measured
 // at one thread, interleaved (2026-11-30): an MoE down expert ([2048, 768] bf16, 1.5 KiB rows) 2.5 -> 0.9 ms
 // (10 -> 28 GB/s); a [128256, 2048] bf16 lm_head 60% -> 77-91% of the read probe. Rows of 8 KiB and more lose
@@ -447,14 +447,13 @@ void run(const GemvPlan& p, int64_t n_begin, int64_t n_end) {
     if (p.xp != nullptr) group = &pair_rows_terms<W, M, R>, single = &pair_rows_terms<W, M, 1>;
 #endif
   int64_t n = n_begin;
-  // The pair route keeps its groups on short rows too: its lone row is bound by vdpbf16ps, not by the loads.
-  // Measured (Intel host, fp8-block preset, 1 thread, three interleaved pairs of `run --profile`): moe_experts
-  // 9.5-9.6 -> 10.5 GB/s, the attention projections 11.5-11.9 -> 13.0.
-  bool pairs = false;
-#if defined(__AVX512BF16__) && defined(__AVX512VBMI__)
-  pairs = (W == GemvWeight::e4m3 || W == GemvWeight::e5m2) && p.xp != nullptr;
-#endif
-  if (M > 1 || p.k * weight_size(W) > kShortRowBytes || pairs)
+  // fp8 rows keep their groups on short rows too (both routes): a lone fp8 row is bound by its one FMA (or
+  // vdpbf16ps) chain, not by the loads, and their prefetch (the same line R rows later) already serves a group.
+  // Measured: the pair route on an Intel host (fp8-block preset, 1 thread, three interleaved pairs of `run
+  // --profile`): moe_experts 9.5-9.6 -> 10.5 GB/s, attention projections 11.5-11.9 -> 13.0; the f32 route on
+  // Zen 3 (AVX2, 2 threads, two pairs): moe_experts 11.2 -> 12.2-13.5 GB/s, attention 10.5 -> 13.1-13.6, one
+  // thread within the noise. bf16 rows lost that way there too (moe_experts 11.2-18.1 -> 8.0-14.0 GB/s).
+  if (M > 1 || p.k * weight_size(W) > kShortRowBytes || weight_size(W) == 1)
     for (; n + R <= n_end; n += R) group(p, n);
   for (; n < n_end; ++n) single(p, n);
 }

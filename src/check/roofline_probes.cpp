@@ -17,6 +17,7 @@
 #endif
 
 #include "backends/cpu/isa.h"
+#include "backends/cpu/kernels/amx_tile_config.h"
 #include "check/statistics.h"
 #include "fourfold/errors.h"
 #include "fourfold/parallel.h"
@@ -285,16 +286,9 @@ __attribute__((target("avx512f,avx512bf16"))) float bf16_dot_avx512(int64_t iter
 #if defined(__x86_64__)
 // TDPBF16PS on four C tiles from two A and two B tiles that stay in the unit: 16 x 16 x 32 multiply-adds each.
 // Each C element grows by 32 * 2^-20 per instruction: normal, far from overflow for any run length.
-struct alignas(64) AmxProbeConfig {
-  uint8_t palette = 1, start_row = 0;
-  uint8_t reserved[14] = {};
-  uint16_t colsb[16] = {};
-  uint8_t rows[16] = {};
-};
 __attribute__((target("amx-tile,amx-bf16"))) float amx_dot(int64_t iters, int64_t* flops_per_iter) {
   *flops_per_iter = 4 * 16 * 16 * 32 * 2;
-  AmxProbeConfig cfg;
-  for (int t = 0; t < 8; ++t) cfg.colsb[t] = 64, cfg.rows[t] = 16;
+  const cpu::AmxTileConfig cfg = cpu::amx_eight_full_tiles();
   alignas(64) uint16_t ones[16 * 32];
   std::fill(ones, ones + 16 * 32, uint16_t{0x3a80});   // bf16 2^-10
   alignas(64) float c[16 * 16];

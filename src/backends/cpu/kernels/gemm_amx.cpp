@@ -20,6 +20,7 @@
 #include <immintrin.h>
 #endif
 
+#include "backends/cpu/kernels/amx_tile_config.h"
 #include "backends/cpu/kernels/kernels.h"
 #include "fourfold/dtype.h"
 
@@ -32,17 +33,10 @@ constexpr int64_t kTileRows = 16;   // rows of every tile
 int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__)
-struct alignas(64) TileConfig {
-  uint8_t palette = 1, start_row = 0;
-  uint8_t reserved[14] = {};
-  uint16_t colsb[16] = {};
-  uint8_t rows[16] = {};
-};
-
 // Tiles 0-3: C (row tile i, column tile j at 2i + j); 4, 5: A; 6, 7: B. Every tile 16 rows of 64 bytes.
 void configure_tiles() {
-  TileConfig cfg;
-  for (int t = 0; t < 8; ++t) cfg.colsb[t] = 64, cfg.rows[t] = kTileRows;
+  static_assert(kTileRows == 16);
+  const AmxTileConfig cfg = amx_eight_full_tiles();
   _tile_loadconfig(&cfg);
 }
 

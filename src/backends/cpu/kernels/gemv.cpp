@@ -406,8 +406,9 @@ void pair_rows_wide(const GemvPlan& p, int64_t n0) {
   const __m512i high = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
   pair_rows_with<W, M, R>(p, n0, [&](__m512 (&acc0)[R][M], __m512 (&acc1)[R][M], int r, int64_t k, __m512i w0, __m512i w1)
                                      __attribute__((always_inline)) {
-    const __m512 e0 = _mm512_castsi512_ps(_mm512_slli_epi32(w0, 16)), o0 = _mm512_castsi512_ps(_mm512_and_si512(w0, high));
-    const __m512 e1 = _mm512_castsi512_ps(_mm512_slli_epi32(w1, 16)), o1 = _mm512_castsi512_ps(_mm512_and_si512(w1, high));
+    // (The maskz shifts with all lanes set: GCC 12's plain form warns of an undefined pass-through operand.)
+    const __m512 e0 = _mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, w0, 16)), o0 = _mm512_castsi512_ps(_mm512_and_si512(w0, high));
+    const __m512 e1 = _mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, w1, 16)), o1 = _mm512_castsi512_ps(_mm512_and_si512(w1, high));
     for (int m = 0; m < M; ++m) {
       const float* xl = p.xw + m * p.xw_ld + k;   // lines of 64 floats, as the codes
       acc0[r][m] = _mm512_fmadd_ps(e0, _mm512_loadu_ps(xl), acc0[r][m]);

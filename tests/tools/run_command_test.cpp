@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "backends/cpu/isa.h"
 #include "check/error_metrics.h"
 #include "model/model_maker.h"
 #include "model/npy.h"
@@ -92,6 +93,26 @@ TEST(RunCommand, StopsAtTheGenerationConfigsEos) {
   EXPECT_TRUE(run["stopped_at_eos"].get<bool>());
   EXPECT_EQ(run["generated_tokens"], nlohmann::json(std::vector<int64_t>(free_run.begin(), free_run.begin() + 2)));
   EXPECT_NE(r.out.find("from generation_config.json"), std::string::npos);
+}
+
+// The prefill line judges bf16 against the doubled FMA probe (the bf16 dot-product peak) and, where the
+// kernels have no bf16 dot-product instruction, against the FMA probe too: that level's own ceiling.
+TEST(RunCommand, PrefillComputeNamesTheLevelsOwnPeakWhereBf16IsWidened) {
+  const std::vector<cpu::Isa> host = cpu::host_isas();
+  if (std::find(host.begin(), host.end(), cpu::Isa::avx2) == host.end()) GTEST_SKIP() << "the host lacks the avx2 level";
+  const fs::path dir = model_with_tokenizer();
+  auto at_avx2 = [&](const char* dtype) {
+    return fourfold::testing::shell(fmt::format("FOURFOLD_ISA=avx2 {} run --model {} --prompt-ids 5,6,7 --gen 1 --dtype {}",
+                                                FOURFOLD_CLI, dir.string(), dtype));
+  };
+  const Result r = at_avx2("bf16");
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string line = line_after(r.out, "prefill compute: ");
+  EXPECT_NE(line.find("2 x the FMA probe of this run"), std::string::npos) << line;
+  EXPECT_NE(line.find("of the FMA probe, this level's own peak (bf16 widened to f32 FMAs)"), std::string::npos) << line;
+  const Result f32 = at_avx2("f32");
+  ASSERT_EQ(f32.status, 0) << f32.out;
+  EXPECT_EQ(line_after(f32.out, "prefill compute: ").find("own peak"), std::string::npos) << f32.out;
 }
 
 // The logits of a folder transformers saved, through the command line, against transformers' own.

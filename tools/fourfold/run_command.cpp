@@ -274,15 +274,22 @@ void run(const RunOptions& o, bool sampling_set) {
   // not always at the FMA's rate), else 2 x the FMA probe; f32: the FMA probe.
   const double flops = model::prefill_flops(config, prompt_tokens, 0, gen_options.keep_logits);
   const bool amx_probe = act == DType::bf16 && probe.amx_dot_gflops.has_value() && cpu::active_isa() == cpu::Isa::amx;
-  const bool dot_probe = !amx_probe && act == DType::bf16 && probe.bf16_dot_gflops.has_value();
+  const bool dot_probe = !amx_probe && act == DType::bf16 && probe.bf16_dot_gflops.has_value() &&
+                         cpu::active_isa() >= cpu::Isa::avx512bf16;   // the kernels run vdpbf16ps
   const double peak = amx_probe ? probe.amx_dot_gflops->median
                       : dot_probe ? probe.bf16_dot_gflops->median
                                   : probe.fma_gflops.median * (act == DType::bf16 ? 2.0 : 1.0);
   const double prefill_gflops = flops * 1e-9 / g.prefill_seconds;
-  fmt::print("prefill compute: {:.2f} GFLOP = {:.1f} GFLOP/s, {:.1f}% of the {} peak ({:.0f} GFLOP/s: {} of this run)\n",
+  // Where the level has no bf16 dot-product instruction (avx2, avx512) its bf16 GEMM widens to f32 FMAs, so the
+  // doubled FMA rate is a peak no kernel there can reach: the line also gives the FMA probe's fraction.
+  const bool widened = act == DType::bf16 && !amx_probe && !dot_probe;
+  fmt::print("prefill compute: {:.2f} GFLOP = {:.1f} GFLOP/s, {:.1f}% of the {} peak ({:.0f} GFLOP/s: {} of this run){}\n",
              flops * 1e-9, prefill_gflops, 100.0 * prefill_gflops / peak,
              act == DType::bf16 ? "bf16 dot-product" : "f32 FMA", peak,
-             amx_probe ? "the AMX probe" : dot_probe ? "the vdpbf16ps probe" : act == DType::bf16 ? "2 x the FMA probe" : "the FMA probe");
+             amx_probe ? "the AMX probe" : dot_probe ? "the vdpbf16ps probe" : act == DType::bf16 ? "2 x the FMA probe" : "the FMA probe",
+             widened ? fmt::format("; {:.1f}% of the FMA probe, this level's own peak (bf16 widened to f32 FMAs)",
+                                   100.0 * prefill_gflops / probe.fma_gflops.median)
+                     : "");
   fmt::print("decode: {} tokens in {:.3f} s = {:.2f} tokens/s (context {} -> {}){}\n", g.decoded_tokens,
              g.decode_seconds, decode_tps, prompt_tokens + 1, g.context,
              g.stopped ? fmt::format(", stopped at eos token {}", g.tokens.back()) : "");

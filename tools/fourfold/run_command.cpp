@@ -270,8 +270,8 @@ void run(const RunOptions& o, bool sampling_set) {
   fmt::print("prefill: {} tokens in {:.3f} s = {:.1f} tokens/s{}\n", prompt_tokens, g.prefill_seconds, prefill_tps,
              gen_options.keep_logits ? " (lm_head over every prompt position, for --logits)" : "");
   // The dot-product peak under bf16 activations: the AMX probe of this run where the kernels run the amx level
-  // (its GEMM is on tiles), else the vdpbf16ps probe where the host has it (two multiply-adds per f32 lane, but
-  // not always at the FMA's rate), else 2 x the FMA probe; f32: the FMA probe.
+  // (its GEMM is on tiles), else the vdpbf16ps probe where they run vdpbf16ps (two multiply-adds per f32 lane,
+  // but not always at the FMA's rate), else 2 x the FMA probe; f32: the FMA probe.
   const double flops = model::prefill_flops(config, prompt_tokens, 0, gen_options.keep_logits);
   const bool amx_probe = act == DType::bf16 && probe.amx_dot_gflops.has_value() && cpu::active_isa() == cpu::Isa::amx;
   const bool dot_probe = !amx_probe && act == DType::bf16 && probe.bf16_dot_gflops.has_value() &&

@@ -431,12 +431,12 @@ void pair_rows_terms(const GemvPlan& p, int64_t n0) {
 constexpr int64_t kShortRowBytes = 4096;
 
 // Rows in groups of R (independent accumulator chains and weight streams), the remainder one at a time.
-// Short bf16, f16 and f32 rows at M = 1 go one at a time (fp8 rows: below): R interleaved streams of a few lines each, inside one or two pages, keep
-// the hardware prefetchers from ramping up, while one row after another is a single sequential stream. Measured
-// at one thread, interleaved (2026-11-30): an MoE down expert ([2048, 768] bf16, 1.5 KiB rows) 2.5 -> 0.9 ms
-// (10 -> 28 GB/s); a [128256, 2048] bf16 lm_head 60% -> 77-91% of the read probe. Rows of 8 KiB and more lose
-// with R = 1 (28 KiB rows: 70-80% -> 47%), and M = 4 (compute-bound: each weight vector feeds only M FMAs)
-// lost 25% on 4 KiB rows, so those keep the groups. (Four accumulator chains for the lone row, against the FMA
+// Short bf16, f16 and f32 rows at M = 1 go one at a time (fp8 rows: see run): R interleaved streams of a few
+// lines each, inside one or two pages, keep the hardware prefetchers from ramping up, while one row after
+// another is a single sequential stream. Measured at one thread, interleaved (2026-11-30): an MoE down expert
+// ([2048, 768] bf16, 1.5 KiB rows) 2.5 -> 0.9 ms (10 -> 28 GB/s); a [128256, 2048] bf16 lm_head 60% -> 77-91%
+// of the read probe. Rows of 8 KiB and more lose with R = 1 (28 KiB rows: 70-80% -> 47%), and M = 4
+// (compute-bound: each weight vector feeds only M FMAs) lost 25% on 4 KiB rows, so those keep the groups. (Four accumulator chains for the lone row, against the FMA
 // latency, gained ~10% on bf16 rows in a noisy run and changed the rounding of some outputs; not kept.)
 template <GemvWeight W, int M>
 void run(const GemvPlan& p, int64_t n_begin, int64_t n_end) {

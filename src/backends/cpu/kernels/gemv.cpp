@@ -443,18 +443,21 @@ void run(const GemvPlan& p, int64_t n_begin, int64_t n_end) {
   constexpr int R = M <= 2 ? 4 : M <= 4 ? 2 : 1;
   auto group = &rows<W, M, R>;
   auto single = &rows<W, M, 1>;
+  bool pairs = false;
 #if defined(__AVX512BF16__) && defined(__AVX512VBMI__)
   if constexpr (W == GemvWeight::e4m3 || W == GemvWeight::e5m2)
-    if (p.xp != nullptr) group = &pair_rows_terms<W, M, R>, single = &pair_rows_terms<W, M, 1>;
+    if (p.xp != nullptr) group = &pair_rows_terms<W, M, R>, single = &pair_rows_terms<W, M, 1>, pairs = true;
 #endif
   int64_t n = n_begin;
-  // fp8 rows keep their groups on short rows too (both routes): a lone fp8 row is bound by its one FMA (or
-  // vdpbf16ps) chain, not by the loads, and their prefetch (the same line R rows later) already serves a group.
-  // Measured: the pair route on an Intel host (fp8-block preset, 1 thread, three interleaved pairs of `run
-  // --profile`): moe_experts 9.5-9.6 -> 10.5 GB/s, attention projections 11.5-11.9 -> 13.0; the f32 route on
-  // Zen 3 (AVX2, 2 threads, two pairs): moe_experts 11.2 -> 12.2-13.5 GB/s, attention 10.5 -> 13.1-13.6, one
-  // thread within the noise. bf16 rows lost that way there too (moe_experts 11.2-18.1 -> 8.0-14.0 GB/s).
-  if (M > 1 || p.k * weight_size(W) > kShortRowBytes || weight_size(W) == 1)
+  // Short fp8 rows on the f32 route keep their groups: a lone row there is bound by its one FMA chain, not by the
+  // loads (the f32 route on Zen 3, AVX2, 2 threads, two interleaved pairs: moe_experts 11.2 -> 12.2-13.5 GB/s,
+  // attention 10.5 -> 13.1-13.6; one thread within the noise). The pair route's lone row has two chains (one per
+  // weight vector) and goes one at a time as bf16 rows do: on Zen 4 (1 thread, [151936, 2048] e4m3 from memory,
+  // each call against the read probe just before it) four interleaved 2 KiB row streams read 42-46% of the
+  // probe and one row at a time 86-95%; bench ops llama-3.2-1b fp8 q_proj 406-413 -> 209-223 us. (An Intel host
+  // had measured groups 10% better on this route, moe_experts 9.5-9.6 -> 10.5 GB/s, three pairs.)
+  const bool lone = M == 1 && p.k * weight_size(W) <= kShortRowBytes && (weight_size(W) > 1 || pairs);
+  if (!lone)
     for (; n + R <= n_end; n += R) group(p, n);
   for (; n < n_end; ++n) single(p, n);
 }

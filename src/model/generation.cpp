@@ -61,14 +61,17 @@ GenerationWithLogits generate(Decoder& decoder, const std::vector<int64_t>& prom
   handed_over = 0.0;
   const auto faults_before = page_faults();
   if (options.profile) start_op_profile();
-  start = std::chrono::steady_clock::now();
   int64_t i = 1;
   for (; i < count && !g.stopped; ++i) {
+    if (options.before_step) options.before_step();
     const int64_t last = g.tokens.back();
+    handed_over = 0.0;
+    start = std::chrono::steady_clock::now();
     sampled(decoder.forward(std::span<const int64_t>(&last, 1)));
+    g.step_seconds.push_back(seconds_since(start) - handed_over);
+    g.decode_seconds += g.step_seconds.back();
     if (progress) progress(i + 1, count);
   }
-  g.decode_seconds = seconds_since(start) - handed_over;
   if (options.profile) {
     stop_op_profile();
     g.profile = op_profile_rows();

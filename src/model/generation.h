@@ -24,6 +24,7 @@ struct Generation {
   int64_t decode_minor_faults = 0;      // page faults of the process during the decode steps (getrusage)
   int64_t decode_major_faults = 0;
   int64_t context = 0;                  // positions in the cache at the end
+  std::vector<double> step_seconds;     // each decode step's forward and sampling (decode_seconds' parts)
   double prefill_tokens_per_s(int64_t prompt) const { return prefill_seconds > 0 ? prompt / prefill_seconds : 0.0; }
   double decode_tokens_per_s() const { return decode_seconds > 0 ? decoded_tokens / decode_seconds : 0.0; }
 };
@@ -40,6 +41,7 @@ struct GenerateOptions {
   std::function<void(int64_t token)> on_token;        // its time is not counted in decode_seconds
   bool keep_logits = false;                           // Generation::logits: [P + n, V] f32, row i after token i
   bool profile = false;                               // time each op of the decode steps (fourfold/profile.h)
+  std::function<void()> before_step;                  // run before each decode step, not timed (run's read probe)
 };
 struct GenerationWithLogits : Generation {
   Tensor logits;

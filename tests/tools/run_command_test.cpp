@@ -114,6 +114,34 @@ TEST(RunCommand, PrefillComputeNamesTheLevelsOwnPeakWhereBf16IsWidened) {
   EXPECT_EQ(line_after(f32.out, "prefill compute: ").find("own peak"), std::string::npos) << f32.out;
 }
 
+// The floor step by step: a read probe before each decode step, and each step's fraction against it, in the text
+// and in the JSON (one probe sample and one step time per decoded token); --step-probe 0 turns it off.
+TEST(RunCommand, TheFloorIsJudgedStepByStepAgainstAProbeBeforeEachStep) {
+  const fs::path dir = model_with_tokenizer();
+  const fs::path json = kTemp.make("_steps") / "run.json";
+  const Result r = fourfold(fmt::format("run --model {} --prompt-ids 5,6,7 --gen 5 --ignore-eos --step-probe 8 --json {}",
+                                        dir.string(), json.string()));
+  ASSERT_EQ(r.status, 0) << r.out;
+  const std::string line = line_after(r.out, "bandwidth floor, step by step: ");
+  EXPECT_NE(line.find("each step reached"), std::string::npos) << r.out;
+  EXPECT_NE(line.find("(median of 4;"), std::string::npos) << line;
+  EXPECT_NE(r.out.find("memory (the read probe between decode steps, --step-probe): 8.0 MiB"), std::string::npos) << r.out;
+  const nlohmann::json by_step = read_json(json)["run"]["bandwidth_floor_by_step"];
+  ASSERT_TRUE(by_step.is_object()) << by_step.dump();
+  EXPECT_EQ(by_step["probe_bytes"], 8 << 20);
+  ASSERT_EQ(by_step["read_gb_per_s"].size(), 4u);
+  ASSERT_EQ(by_step["step_seconds"].size(), 4u);
+  for (const auto& gbs : by_step["read_gb_per_s"]) EXPECT_GT(gbs.get<double>(), 0.0);
+  EXPECT_GT(by_step["fraction_median"].get<double>(), 0.0);
+  EXPECT_LE(by_step["fraction_p10"].get<double>(), by_step["fraction_p90"].get<double>());
+
+  const Result off = fourfold(fmt::format("run --model {} --prompt-ids 5,6,7 --gen 3 --step-probe 0 --json {}",
+                                          dir.string(), json.string()));
+  ASSERT_EQ(off.status, 0) << off.out;
+  EXPECT_EQ(off.out.find("step by step"), std::string::npos) << off.out;
+  EXPECT_TRUE(read_json(json)["run"]["bandwidth_floor_by_step"].is_null());
+}
+
 // The logits of a folder transformers saved, through the command line, against transformers' own.
 TEST(RunCommand, LogitsOfATransformersFolderMatchTransformers) {
   SafetensorsFile golden = read_safetensors(kData / "transformers" / "qwen3" / "logits.safetensors");

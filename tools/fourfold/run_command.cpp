@@ -17,6 +17,8 @@
 #include "core/file_io.h"
 #include "check/records.h"
 #include "check/roofline_probes.h"
+#include "check/statistics.h"
+#include "check/step_read_probe.h"
 #include "commands.h"
 #include "fourfold/allocator.h"
 #include "fourfold/errors.h"
@@ -48,6 +50,7 @@ struct RunOptions {
   int64_t top_k = 0;
   uint64_t seed = 0;
   bool quick_probe = true;
+  int64_t step_probe_mib = 128;   // the read probe between decode steps (0: none)
 };
 
 std::string bytes(uint64_t n) {
@@ -141,6 +144,22 @@ model::SamplerOptions sampling(const RunOptions& o, bool cli_set, const std::opt
                      s.top_p);
   if (!g->not_applied.empty()) said += fmt::format(" (not applied: {})", fmt::join(g->not_applied, ", "));
   return s;
+}
+
+// The decode step by step: step i's floor at the read probe sampled just before it, over its own time.
+struct StepFloor {
+  Summary probe, fraction;
+};
+
+std::optional<StepFloor> step_floor(const model::Decoder& decoder, int64_t prompt_tokens,
+                                    const std::vector<double>& step_seconds, const std::optional<StepReadProbe>& probe) {
+  if (!probe || step_seconds.empty() || probe->samples().size() != step_seconds.size()) return std::nullopt;
+  std::vector<double> fractions;
+  for (size_t i = 0; i < step_seconds.size(); ++i) {
+    const double context = static_cast<double>(prompt_tokens) + static_cast<double>(i) + 1.0;
+    fractions.push_back(model::decode_floor(decoder, context, probe->samples()[i]).seconds_per_token() / step_seconds[i]);
+  }
+  return StepFloor{summarize(probe->samples()), summarize(fractions)};
 }
 
 void run(const RunOptions& o, bool sampling_set) {
@@ -240,6 +259,11 @@ void run(const RunOptions& o, bool sampling_set) {
                prompt_tokens + o.gen, config.max_position_embeddings);
   if (tokenizer) fmt::print("text: ");
 
+  // Made (and its buffer touched) before the workload: its memory is "present before", not the workload's.
+  std::optional<StepReadProbe> step_probe;
+  if (o.step_probe_mib > 0) step_probe.emplace(static_cast<size_t>(o.step_probe_mib) << 20);
+  if (step_probe) gen_options.before_step = [&] { step_probe->sample(); };
+
   ScopedPolicy scope(policy);
   reset_dispatch_counts();
   model::GenerationWithLogits g;
@@ -297,11 +321,18 @@ void run(const RunOptions& o, bool sampling_set) {
              g.decode_major_faults,
              g.decoded_tokens > 0 ? double(g.decode_minor_faults + g.decode_major_faults) / g.decoded_tokens : 0.0);
   fmt::print("bandwidth floor: {} active weights + {} KV per token (mean context {:.0f}) over {:.1f} GB/s read = "
-             "{:.3f} ms/token; decode reached {:.1f}% of the floor\n",
+             "{:.3f} ms/token; decode reached {:.1f}% of the floor (read probe after the run)\n",
              bytes(floor.weight_bytes), bytes(floor.kv_bytes), mean_context, floor.read_gb_per_s,
              floor.seconds_per_token() * 1e3, 100.0 * floor.fraction(decode_tps));
-  const model::DecodeProfile profile =
-      model::decode_profile(g.profile, g.decoded_tokens, g.decode_seconds, probe.read_gbs.median);
+  // Each step against the read probe sampled just before it: the figure that survives the host's swings.
+  const std::optional<StepFloor> steps = step_floor(decoder, prompt_tokens, g.step_seconds, step_probe);
+  if (steps)
+    fmt::print("bandwidth floor, step by step: the read probe before each step gave {:.1f} GB/s (median; {:.1f}-{:.1f}); "
+               "each step reached {:.1f}% of its floor (median of {}; p10 {:.1f}%, p90 {:.1f}%)\n",
+               steps->probe.median, steps->probe.min, steps->probe.max, 100.0 * steps->fraction.median,
+               steps->fraction.count, 100.0 * steps->fraction.p10, 100.0 * steps->fraction.p90);
+  const model::DecodeProfile profile = model::decode_profile(g.profile, g.decoded_tokens, g.decode_seconds,
+                                                             steps ? steps->probe.median : probe.read_gbs.median);
   if (o.profile) fmt::print("{}", model::decode_profile_text(profile));
   std::string tier_text;
   for (const TierLine& t : tiers)
@@ -320,6 +351,9 @@ void run(const RunOptions& o, bool sampling_set) {
   if (source.file_copy_bytes > 0)
     fmt::print("memory (weights read into anonymous memory, --weights copy): {} (present before the workload)\n",
                bytes(source.file_copy_bytes));
+  if (step_probe)
+    fmt::print("memory (the read probe between decode steps, --step-probe): {} (outside the allocator, present before "
+               "the workload)\n", bytes(step_probe->bytes()));
   fmt::print("memory (copied at load): {}{}\n", bytes(w.copied_bytes),
              w.copies.empty() ? " (every weight used in place)" : "");
   for (size_t i = 0; i < w.copies.size() && i < 3; ++i) fmt::print("  {}\n", w.copies[i]);
@@ -382,6 +416,14 @@ void run(const RunOptions& o, bool sampling_set) {
                                      {"read_gb_per_s", floor.read_gb_per_s},
                                      {"floor_seconds_per_token", floor.seconds_per_token()},
                                      {"fraction_reached", floor.fraction(decode_tps)}}},
+                {"bandwidth_floor_by_step",
+                 steps ? nlohmann::json{{"probe_bytes", step_probe->bytes()},
+                                        {"read_gb_per_s", step_probe->samples()},
+                                        {"step_seconds", g.step_seconds},
+                                        {"fraction_median", steps->fraction.median},
+                                        {"fraction_p10", steps->fraction.p10},
+                                        {"fraction_p90", steps->fraction.p90}}
+                       : nlohmann::json(nullptr)},
                 {"weights_copied_at_load_bytes", w.copied_bytes},
                 {"weights_residency", std::string(model::residency_name(source.residency))},
                 {"weights_read_into_memory_bytes", source.file_copy_bytes},
@@ -426,6 +468,10 @@ void register_run(CLI::App& app) {
       ->check(CLI::IsMember({"copy", "populate", "map"}));
   cmd->add_flag("--profile", o.profile,
                 "print the decode step's time per op and per layer kind, its share and GB/s against the read probe");
+  cmd->add_option("--step-probe", o.step_probe_mib,
+                  "MiB read by the bandwidth probe taken before each decode step, which the floor is judged against "
+                  "step by step (0: none)")
+      ->capture_default_str()->check(CLI::Range(int64_t(0), int64_t(1) << 16));
   cmd->add_flag("--ignore-eos", o.ignore_eos, "generate --gen tokens even past an eos token (benchmarks)");
   cmd->add_flag("--allow-past-max-position", o.allow_past_max_position,
                 "run past the config's max_position_embeddings (said in the output and the record)");

@@ -303,9 +303,12 @@ TEST(CpuGemm, Bf16AmxPathAtEveryLevel) {
 // The AMX direct path (few rows: the weight's rows as tiles, unpacked) forced at every level, where it is the
 // scalar emulation: bf16 rows and f32 rows (three exact bf16 terms each), a group short of 32 rows, a weight
 // with a row stride wider than K, bias. f32 rows must keep f32 accuracy, not bf16's.
-TEST(CpuGemm, AmxDirectPathAtEveryLevel) {
+// The direct path (gemm_direct.cpp) forced at every level: its AMX block at the amx level, its vdpbf16ps and FMA
+// blocks at avx512bf16, the scalar emulation elsewhere. 5 rows (one vector of 16 rows), 40 (a full group of 32
+// and one of 8), and a K of two chunks of the vdpbf16ps block's summation and a part.
+TEST(CpuGemm, DirectPathAtEveryLevel) {
   uint64_t seed = 290;
-  for (const Mnk& s : {Mnk{5, 64, 64}, Mnk{40, 96, 320}}) {
+  for (const Mnk& s : {Mnk{5, 64, 64}, Mnk{40, 96, 320}, Mnk{20, 32, 1088}}) {
     const Tensor w = testing::randn({s.n, s.k}, DType::bf16, seed++);
     const Tensor wide = testing::randn({s.n, s.k + 32}, DType::bf16, seed++).slice(1, 0, s.k);
     const Tensor b = testing::randn({s.n}, DType::f32, seed++);
@@ -324,6 +327,7 @@ TEST(CpuGemm, AmxDirectPathAtEveryLevel) {
         for (cpu::Isa isa : cpu::host_isas()) {
           cpu::GemmPieces pieces = pieces_of(isa);
           pieces.amx_fast = [] { return true; };
+          pieces.direct_fast = [] { return true; };
           Tensor out = Tensor::full({s.m, s.n}, std::nan(""), xt);
           cpu::linear_prefill(LinearArgs{x, weight, &bx, out}, pieces);
           EXPECT_TRUE(all_close(out, want, tol.rtol, tol.atol)) << cpu::isa_name(isa) << " " << dtype_name(xt) << " " << s.k;
@@ -345,9 +349,13 @@ TEST(CpuGemm, AmxDirectPathAtEveryLevel) {
 }
 
 // Where the host has AMX, its level takes the AMX path for bf16 operands (the level sweep above checks its
-// results), and the lower levels do not.
-TEST(CpuGemm, AmxPathOnlyAtTheAmxLevel) {
-  for (cpu::Isa isa : cpu::host_isas()) EXPECT_EQ(pieces_of(isa).amx_fast(), isa == cpu::Isa::amx) << cpu::isa_name(isa);
+// results), and the lower levels do not; the direct path's fast blocks are at the amx and avx512bf16 levels.
+TEST(CpuGemm, AmxAndDirectPathsAtTheirLevels) {
+  for (cpu::Isa isa : cpu::host_isas()) {
+    EXPECT_EQ(pieces_of(isa).amx_fast(), isa == cpu::Isa::amx) << cpu::isa_name(isa);
+    // The direct path's fast blocks: AMX tiles, or vdpbf16ps (and FMAs for f32 rows).
+    EXPECT_EQ(pieces_of(isa).direct_fast(), isa >= cpu::Isa::avx512bf16) << cpu::isa_name(isa);
+  }
   if (cpu::host_isas().front() != cpu::Isa::amx) GTEST_SKIP() << "this host has no amx level (AMX-TILE, AMX-BF16)";
 }
 

@@ -55,9 +55,10 @@ void gemm_tile_f32(const GemmProblem& g, int64_t m0, int64_t m1, int64_t n0, int
   const int64_t mc = std::min(round_up(kMcTarget, mr), round_up(tm, mr));
   if (g.k == 0)
     for (int64_t i = 0; i < tm; ++i) std::fill(c + i * ldc, c + i * ldc + tn, 0.0f);
-  // AMX and few rows against a bf16 weight (MoE experts): the weight's rows are the tiles as they lie, read once,
-  // with nothing packed but the rows of a (f32 ones as three exact bf16 terms); see gemm_amx.cpp.
-  if (g.b_packer == nullptr && pieces.amx_fast() && pieces.direct_covers(g.a, g.b, tm, tn, g.k)) {
+  // Few rows against a bf16 weight (MoE experts): the weight's rows are read as they lie (AMX tiles, or pairs
+  // broadcast for vdpbf16ps), with nothing packed but the rows of a (f32 ones as three exact bf16 terms); see
+  // gemm_direct.cpp.
+  if (g.b_packer == nullptr && pieces.direct_fast() && pieces.direct_covers(g.a, g.b, tm, tn, g.k)) {
     float* packed = gemm_scratch(0, gemm_direct_packed(g.a.type, tm, g.k));
     pieces.pack_direct(g.a, m0, tm, g.k, packed, gemm_scratch(1, gemm_direct_split(g.a.type, tm, g.k)));
     pieces.tile_direct(direct_rows(packed, g.a.type, tm, g.k), g.b, n0, n1, g.k, c, ldc);

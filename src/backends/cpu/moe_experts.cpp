@@ -144,7 +144,7 @@ StreamRows stream_rows(float* rows, int64_t width, const std::vector<int64_t>& s
   return {rows, scale_stream_rows(rows, width, ranges), nullptr};
 }
 
-// The GEMM experts' rows packed once per expert for the GEMM's AMX direct path (gemm.h): x's rows for gate
+// The GEMM experts' rows packed once per expert for the GEMM's direct path (gemm.h): x's rows for gate
 // and up, h's for down, instead of once in every column tile. offset[e] < 0: expert e takes the packed tiles.
 struct DirectPack {
   Tensor buffer;
@@ -166,7 +166,7 @@ DirectPack pack_direct(const uint8_t* rows, RowType type, int64_t k, const Tenso
                        int64_t cols, const GemmPieces& gemm) {
   DirectPack d;
   const int64_t experts = static_cast<int64_t>(start.size()) - 1;
-  if (!gemm.amx_fast() || cols % 32 != 0) return d;
+  if (!gemm.direct_fast() || cols % 32 != 0) return d;
   d.type = type, d.k = k;
   d.offset.assign(static_cast<size_t>(experts), -1);
   const int64_t es = type == RowType::bf16 ? 2 : 4;

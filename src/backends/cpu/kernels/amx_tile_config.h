@@ -4,6 +4,10 @@
 
 #include <cstdint>
 
+#if defined(__AMX_TILE__)
+#include <immintrin.h>
+#endif
+
 namespace fourfold::cpu {
 
 struct alignas(64) AmxTileConfig {
@@ -19,5 +23,13 @@ inline AmxTileConfig amx_eight_full_tiles() {
   for (int t = 0; t < 8; ++t) cfg.colsb[t] = 64, cfg.rows[t] = 16;
   return cfg;
 }
+
+#if defined(__AMX_TILE__)
+// Loads amx_eight_full_tiles() into this thread's tile configuration (the amx level's kernel files).
+inline void load_eight_full_tiles() {
+  const AmxTileConfig cfg = amx_eight_full_tiles();
+  _tile_loadconfig(&cfg);
+}
+#endif
 
 }  // namespace fourfold::cpu

@@ -6,9 +6,8 @@
 // to 32], zero padded, so one tile load takes 16 rows of 32 k. B is gemm.cpp's pair panels of nr = 32 columns,
 // each step (one k pair) 32 uint32s = two tile rows side by side, with the steps padded to 16 (zeros).
 //
-// The direct path (few rows against a bf16 weight [N, K], K contiguous: MoE experts) turns the product around,
-// C^T = W x^T: the weight's rows are the A tiles as they lie, never packed, and x's rows (bf16, or f32 split into
-// three exact bf16 terms) the packed B; each 32 x 32 block of C^T is transposed into the output.
+// The direct path (few rows against a bf16 weight, the weight's rows as the tiles where they lie) is in
+// gemm_direct.cpp, with its AMX block.
 //
 // Precision: bf16 products are exact in f32 and accumulate in f32, as on the pair path; the unit treats
 // subnormal inputs and results as zero, as vdpbf16ps does. At levels without AMX the blocks are scalar
@@ -34,10 +33,9 @@ int64_t round_up(int64_t v, int64_t to) { return (v + to - 1) / to * to; }
 
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__)
 // Tiles 0-3: C (row tile i, column tile j at 2i + j); 4, 5: A; 6, 7: B. Every tile 16 rows of 64 bytes.
-void configure_tiles() {
+inline void configure_tiles() {
   static_assert(kTileRows == 16);
-  const AmxTileConfig cfg = amx_eight_full_tiles();
-  _tile_loadconfig(&cfg);
+  load_eight_full_tiles();
 }
 
 // C [16 * R, 32] (row stride c_ld bytes) += A [16 * R, 32 * chunks] (row stride a_ld bytes) times one B panel.
@@ -81,118 +79,9 @@ void tile_block(const uint8_t* a, int64_t a_ld, const uint8_t* b, int64_t chunks
   }
 }
 
-// C^T [32 weight rows, 32 x rows] of the direct path: A tiles straight from the weight rows w (row stride w_ld
-// bytes), B tiles from one 32-row group's term panels (`steps` pairs each, term t at x + t * panel).
-void direct_block(const uint8_t* w, int64_t w_ld, const uint32_t* x, int64_t steps, int64_t panel, int terms,
-                  float* ct) {
-  _tile_zero(0);
-  _tile_zero(1);
-  _tile_zero(2);
-  _tile_zero(3);
-  const int64_t chunks = steps / kTileRows;
-  for (int64_t ch = 0; ch < chunks; ++ch) {
-    _tile_loadd(4, w + ch * kTileK * 2, w_ld);
-    _tile_loadd(5, w + kTileRows * w_ld + ch * kTileK * 2, w_ld);
-    for (int t = 0; t < terms; ++t) {
-      const uint32_t* bk = x + t * panel + ch * kTileRows * 32;
-      _tile_loadd(6, bk, 128);
-      _tile_loadd(7, bk + 16, 128);
-      _tile_dpbf16ps(0, 4, 6);
-      _tile_dpbf16ps(1, 4, 7);
-      _tile_dpbf16ps(2, 5, 6);
-      _tile_dpbf16ps(3, 5, 7);
-    }
-  }
-  _tile_stored(0, ct, 128);
-  _tile_stored(1, ct + 16, 128);
-  _tile_stored(2, ct + 16 * 32, 128);
-  _tile_stored(3, ct + 16 * 32 + 16, 128);
-}
 #endif
-
-// Rows [m0, m0 + rows) of a (bf16 or f32, any strides), depth k (a multiple of 32), as `terms` bf16 terms in
-// the pair panels of gemm_pack_direct_rows (a's rows as B's columns): dst[((t * groups + g) * steps + p) * 32 + r]
-// holds the pair (2p, 2p + 1) of term t of row 32g + r (zeros past rows), steps = k / 2. An f32 value v splits
-// exactly into v = t0 + t1 + t2 (written to `split` first): each term is the top 8 significant bits of what the
-// terms before it left, so every product with a bf16 weight is exact in f32.
-void pack_terms(const GemmOperand& a, int64_t m0, int64_t rows, int64_t k, int terms, uint16_t* split, uint32_t* dst) {
-  const int64_t panel = (rows + 31) / 32 * 32 * (k / 2);
-  if (a.type == RowType::bf16) {
-    const GemmOperand rows_as_columns{a.data + m0 * a.rs * 2, RowType::bf16, a.cs, a.rs};
-    gemm_pack_direct_rows(rows_as_columns, k, rows, reinterpret_cast<float*>(dst));
-    return;
-  }
-  for (int64_t i = 0; i < rows; ++i) {
-    const uint8_t* row = a.data + (m0 + i) * a.rs * 4;
-    uint16_t* out = split + i * k;
-    for (int64_t d = 0; d < k; ++d) {
-      uint32_t v;
-      std::memcpy(&v, row + d * a.cs * 4, 4);
-      for (int t = 0; t < 3; ++t) {
-        const uint32_t top = v & 0xffff0000u;
-        out[t * rows * k + d] = static_cast<uint16_t>(top >> 16);
-        float fv, ft;
-        std::memcpy(&fv, &v, 4);
-        std::memcpy(&ft, &top, 4);
-        fv -= ft;
-        std::memcpy(&v, &fv, 4);
-      }
-    }
-  }
-  for (int t = 0; t < terms; ++t) {
-    const GemmOperand term{reinterpret_cast<const uint8_t*>(split + t * rows * k), RowType::bf16, 1, k};
-    gemm_pack_direct_rows(term, k, rows, reinterpret_cast<float*>(dst + t * panel));
-  }
-}
 
 }  // namespace
-
-bool gemm_direct_covers(const GemmOperand& a, const GemmOperand& b, int64_t rows, int64_t cols, int64_t k) {
-  return b.type == RowType::bf16 && b.rs == 1 && b.scale == nullptr && a.scale == nullptr &&
-         (a.type == RowType::bf16 || a.type == RowType::f32) && k > 0 && k % kTileK == 0 && cols % 32 == 0 &&
-         rows <= gemm_direct_max_rows(a.type, k);
-}
-
-void gemm_pack_direct(const GemmOperand& a, int64_t m0, int64_t rows, int64_t k, float* dst, float* split) {
-  pack_terms(a, m0, rows, k, direct_terms(a.type), reinterpret_cast<uint16_t*>(split), reinterpret_cast<uint32_t*>(dst));
-}
-
-void gemm_tile_direct(const DirectRows& x, const GemmOperand& b, int64_t n0, int64_t n1, int64_t k, float* c,
-                      int64_t ldc) {
-  const int64_t steps = k / 2, w_ld = b.cs * 2;
-  const uint8_t* w = b.data + n0 * w_ld;
-  alignas(64) float ct[32 * 32];
-#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
-  configure_tiles();
-#endif
-  for (int64_t nb = 0; nb < n1 - n0; nb += 32)
-    for (int64_t g = 0; g * 32 < x.rows; ++g) {
-      const uint32_t* xg = x.data + g * steps * 32;
-#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
-      direct_block(w + nb * w_ld, w_ld, xg, steps, x.term_stride, x.terms, ct);
-#else
-      // The same sums one product pair at a time (tests run it on every host).
-      for (int64_t n = 0; n < 32; ++n)
-        for (int64_t r = 0; r < 32; ++r) {
-          float sum = 0.0f;
-          const auto* wr = reinterpret_cast<const uint16_t*>(w + (nb + n) * w_ld);
-          for (int64_t p = 0; p < steps; ++p)
-            for (int t = 0; t < x.terms; ++t) {
-              const uint32_t pair = xg[t * x.term_stride + p * 32 + r];
-              sum += bf16_to_f32(wr[2 * p]) * bf16_to_f32(static_cast<uint16_t>(pair)) +
-                     bf16_to_f32(wr[2 * p + 1]) * bf16_to_f32(static_cast<uint16_t>(pair >> 16));
-            }
-          ct[n * 32 + r] = sum;
-        }
-#endif
-      const int64_t valid = std::min<int64_t>(32, x.rows - g * 32);
-      for (int64_t r = 0; r < valid; ++r)
-        for (int64_t n = 0; n < 32; ++n) c[(g * 32 + r) * ldc + nb + n] = ct[n * 32 + r];
-    }
-#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
-  _tile_release();
-#endif
-}
 
 bool gemm_amx_fast() {
 #if defined(__AMX_TILE__) && defined(__AMX_BF16__)

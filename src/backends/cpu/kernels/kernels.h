@@ -61,8 +61,8 @@ struct GemmOperand {
   int64_t scale_rg = kGemmWholeGroup, scale_cg = kGemmWholeGroup, scale_rs = 0, scale_cs = 0;
 };
 
-// The GEMM's AMX direct path (gemm_amx.cpp): a tile's rows packed as terms (1 per bf16 row, 3 per f32 row),
-// at most this many bytes, stay in L2 (2 MiB on the AMX Xeons) while the weight streams past them once.
+// The GEMM's direct path (gemm_direct.cpp): a tile's rows packed as terms (1 per bf16 row, 3 per f32 row); on
+// AMX at most this many bytes, which stay in L2 (2 MiB on the AMX Xeons) while the weight streams past them once.
 inline constexpr int64_t kDirectMaxTermBytes = INT64_C(1536) << 10;
 inline int64_t gemm_direct_max_rows(RowType a, int64_t k) { return kDirectMaxTermBytes / ((a == RowType::bf16 ? 1 : 3) * 2 * k); }
 // Rows packed by gemm_pack_direct: group g (32 rows) of term t at data + t * term_stride + g * 16 * k uint32s.
@@ -74,7 +74,8 @@ struct DirectRows {
   // Rows [32 * g0, 32 * g0 + count) of these.
   DirectRows groups_from(int64_t g0, int64_t count, int64_t k) const { return {data + g0 * 16 * k, term_stride, terms, count}; }
 };
-inline int direct_terms(RowType a) { return a == RowType::bf16 ? 1 : 3; }
+inline constexpr int kDirectTermsF32 = 3;   // any finite f32 is the exact sum of three bf16 (8 + 8 + 8 bits)
+inline int direct_terms(RowType a) { return a == RowType::bf16 ? 1 : kDirectTermsF32; }
 // gemm_pack_direct's output and its f32 rows' split (floats each; the split is empty for bf16 rows).
 inline int64_t gemm_direct_packed(RowType a, int64_t rows, int64_t k) { return (rows + 31) / 32 * 32 * direct_terms(a) * (k / 2); }
 inline int64_t gemm_direct_split(RowType a, int64_t rows, int64_t k) { return a == RowType::bf16 ? 0 : 3 * rows * k / 2; }
@@ -317,9 +318,12 @@ struct MatmulRowsPlan {
   void gemm_pack_b_amx(const GemmOperand& b, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst); \
   void gemm_block_amx(const float* pa, const float* pb, int64_t mc, int64_t nc, int64_t kc, float* c,     \
                       int64_t ldc, bool accumulate);                                                      \
-  /* The AMX direct path for few rows (MoE experts): the weight's rows (b = W^T, K contiguous) are the A   \
-     tiles as they lie, unpacked, and a's rows (bf16, or f32 split into three exact bf16 terms) the packed  \
-     B (gemm_pack_direct, once for every column tile); c[rows, n1 - n0] = the whole-K result. */         \
+  /* The direct path for few rows (MoE experts; gemm_direct.cpp): the weight's rows (b = W^T, K contiguous) \
+     are read as they lie, unpacked (AMX tiles, or broadcast pairs for vdpbf16ps), and a's rows (bf16, or  \
+     f32 split into three exact bf16 terms) the packed operand (gemm_pack_direct, once for every column     \
+     tile); c[rows, n1 - n0] = the whole-K result. gemm_direct_fast(): this level has a fast block (amx,   \
+     avx512bf16; elsewhere a scalar emulation, for tests). */                                             \
+  bool gemm_direct_fast();                                                                               \
   void gemm_pack_direct_rows(const GemmOperand& b, int64_t k, int64_t nc, float* dst);                   \
   bool gemm_direct_covers(const GemmOperand& a, const GemmOperand& b, int64_t rows, int64_t cols, int64_t k); \
   void gemm_pack_direct(const GemmOperand& a, int64_t m0, int64_t rows, int64_t k, float* dst, float* split); \

@@ -1,0 +1,284 @@
+// The GEMM's direct path, compiled once per ISA: few rows of x against a bf16 weight W [N, K] (K contiguous: MoE
+// experts, a checkpoint's [out, in] layout) as C^T = W x^T, with the weight's rows read where they lie, never
+// packed, and x's rows packed once (gemm_pack_direct: pair panels of 32 rows, bf16 rows as one term, f32 rows as
+// three exact bf16 terms). Packing W instead (the packed path) costs a read and a write of the whole weight for
+// the few rows that use it: on Zen 4 the packing was 28% of a 512-token MoE prefill.
+//
+// The blocks, by level:
+// - amx: 32 weight rows x 32 rows of x on four C tiles, the weight rows loaded as A tiles (TDPBF16PS).
+// - avx512bf16: 8 weight rows x 32 (or 16) rows of x in 16 (8) zmm accumulators: each weight pair (k, k + 1)
+//   broadcast as one dword from its row and vdpbf16ps'd against the vector of 16 rows' pairs at that step (bf16
+//   rows), or widened to two f32 and FMA'd against the rows' f32 elements (f32 rows, packed as f32 here).
+// - the others: a scalar emulation of the same sums (tests run the path on every host).
+//
+// Precision: every product of a bf16 weight with a term is exact in f32 and the sums are f32 (the vdpbf16ps
+// block in blocks of kChunkSteps pairs, added in order); the units treat subnormal inputs and results as zero,
+// so a term below 2^-126 is dropped, as on the pair path.
+#include <algorithm>
+#include <cstring>
+
+#if defined(__AVX512BF16__) || (defined(__AMX_TILE__) && defined(__AMX_BF16__))
+#include <immintrin.h>
+#endif
+
+#include "backends/cpu/kernels/amx_tile_config.h"
+#include "backends/cpu/kernels/kernels.h"
+#include "fourfold/dtype.h"
+
+namespace fourfold::cpu::FOURFOLD_ISA_NAMESPACE {
+namespace {
+
+constexpr int64_t kDepthStep = 32;   // K must be a multiple of this: one A tile row of 32 bf16
+
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
+constexpr int64_t kBlockRows = 32;   // weight rows per block: two A tiles
+#else
+constexpr int64_t kBlockRows = 8;
+#endif
+
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
+constexpr int64_t kTileRows = 16;
+// C^T [32 weight rows, 32 x rows] of the direct path: A tiles straight from the weight rows w (row stride w_ld
+// bytes), B tiles from one 32-row group's term panels (`steps` pairs each, term t at x + t * panel).
+void direct_block(const uint8_t* w, int64_t w_ld, const uint32_t* x, int64_t steps, int64_t panel, int terms,
+                  float* ct) {
+  _tile_zero(0);
+  _tile_zero(1);
+  _tile_zero(2);
+  _tile_zero(3);
+  const int64_t chunks = steps / kTileRows;
+  for (int64_t ch = 0; ch < chunks; ++ch) {
+    _tile_loadd(4, w + ch * kDepthStep * 2, w_ld);
+    _tile_loadd(5, w + kTileRows * w_ld + ch * kDepthStep * 2, w_ld);
+    for (int t = 0; t < terms; ++t) {
+      const uint32_t* bk = x + t * panel + ch * kTileRows * 32;
+      _tile_loadd(6, bk, 128);
+      _tile_loadd(7, bk + 16, 128);
+      _tile_dpbf16ps(0, 4, 6);
+      _tile_dpbf16ps(1, 4, 7);
+      _tile_dpbf16ps(2, 5, 6);
+      _tile_dpbf16ps(3, 5, 7);
+    }
+  }
+  _tile_stored(0, ct, 128);
+  _tile_stored(1, ct + 16, 128);
+  _tile_stored(2, ct + 16 * 32, 128);
+  _tile_stored(3, ct + 16 * 32 + 16, 128);
+}
+#elif defined(__AVX512BF16__)
+// Pairs summed in one chain before the chain is added to the block's total: two-level summation, as the pair
+// path's kc blocks, so that a K = 4096 row's f32 error stays near a short one's.
+constexpr int64_t kChunkSteps = 256;
+
+// ct[r * 32 + j] = sum over the steps of weight row r's pairs times x row j's (terms summed), for the 16 * V rows
+// of x from j = 0: the block's 8 weight rows (row stride w_ld bytes) broadcast a pair at a time.
+template <int V, int T>
+void dot_block(const uint8_t* w, int64_t w_ld, const uint32_t* x, int64_t steps, int64_t term_stride, float* ct) {
+  for (int64_t p0 = 0; p0 < steps; p0 += kChunkSteps) {
+    const int64_t p1 = std::min(steps, p0 + kChunkSteps);
+    __m512 acc[kBlockRows][V];
+    for (auto& row : acc)
+      for (__m512& a : row) a = _mm512_setzero_ps();
+    for (int64_t p = p0; p < p1; ++p) {
+      // A weight row's line lasts 16 steps: ask for the one 1 KiB further along each row as it starts.
+      if ((p & 15) == 0)
+        for (int r = 0; r < kBlockRows; ++r) _mm_prefetch(reinterpret_cast<const char*>(w + r * w_ld + 4 * p + 1024), _MM_HINT_T0);
+      __m512i xv[T][V];
+      for (int t = 0; t < T; ++t)
+        for (int v = 0; v < V; ++v) xv[t][v] = _mm512_loadu_si512(x + t * term_stride + p * 32 + 16 * v);
+#pragma GCC unroll 8
+      for (int r = 0; r < kBlockRows; ++r) {
+        uint32_t pair;
+        std::memcpy(&pair, w + r * w_ld + 4 * p, 4);
+        const __m512bh b = (__m512bh)_mm512_set1_epi32(static_cast<int>(pair));
+        for (int t = 0; t < T; ++t)
+          for (int v = 0; v < V; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], b, (__m512bh)xv[t][v]);
+      }
+    }
+    for (int r = 0; r < kBlockRows; ++r)
+      for (int v = 0; v < V; ++v) {
+        float* dst = ct + r * 32 + 16 * v;
+        _mm512_storeu_ps(dst, p0 == 0 ? acc[r][v] : _mm512_add_ps(_mm512_loadu_ps(dst), acc[r][v]));
+      }
+  }
+}
+
+// The same for f32 rows of x, held as f32 (pack_terms: the slots of terms 0 and 1 hold each pair's even and odd
+// element): each weight pair broadcast, widened to its two exact f32 (a shift, a mask) and multiplied in f32 FMAs,
+// two per vector of 16 rows, where three bf16 terms would take three vdpbf16ps per pair. (Widening each chunk
+// of the weight rows into an L1 panel first and broadcasting f32 from it measured slower on Zen 4: 67-78 against
+// 86-101 GFLOP/s.) Products round as the packed path's FMAs do.
+template <int V>
+void fma_block(const uint8_t* w, int64_t w_ld, const uint32_t* x, int64_t steps, int64_t term_stride, float* ct) {
+  const __m512i high = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
+  const float* even = reinterpret_cast<const float*>(x);
+  const float* odd = reinterpret_cast<const float*>(x + term_stride);
+  for (int64_t p0 = 0; p0 < steps; p0 += kChunkSteps) {
+    const int64_t p1 = std::min(steps, p0 + kChunkSteps);
+    __m512 acc[kBlockRows][V];
+    for (auto& row : acc)
+      for (__m512& a : row) a = _mm512_setzero_ps();
+    for (int64_t p = p0; p < p1; ++p) {
+      if ((p & 15) == 0)
+        for (int r = 0; r < kBlockRows; ++r) _mm_prefetch(reinterpret_cast<const char*>(w + r * w_ld + 4 * p + 1024), _MM_HINT_T0);
+      __m512 xe[V], xo[V];
+      for (int v = 0; v < V; ++v) {
+        xe[v] = _mm512_loadu_ps(even + p * 32 + 16 * v);
+        xo[v] = _mm512_loadu_ps(odd + p * 32 + 16 * v);
+      }
+#pragma GCC unroll 8
+      for (int r = 0; r < kBlockRows; ++r) {
+        uint32_t pair;
+        std::memcpy(&pair, w + r * w_ld + 4 * p, 4);
+        const __m512i b = _mm512_set1_epi32(static_cast<int>(pair));
+        // (maskz with every lane: GCC 12's unmasked shift warns of an undefined pass-through operand.)
+        const __m512 we = _mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, b, 16));
+        const __m512 wo = _mm512_castsi512_ps(_mm512_and_si512(b, high));
+        for (int v = 0; v < V; ++v) {
+          acc[r][v] = _mm512_fmadd_ps(we, xe[v], acc[r][v]);
+          acc[r][v] = _mm512_fmadd_ps(wo, xo[v], acc[r][v]);
+        }
+      }
+    }
+    for (int r = 0; r < kBlockRows; ++r)
+      for (int v = 0; v < V; ++v) {
+        float* dst = ct + r * 32 + 16 * v;
+        _mm512_storeu_ps(dst, p0 == 0 ? acc[r][v] : _mm512_add_ps(_mm512_loadu_ps(dst), acc[r][v]));
+      }
+  }
+}
+#endif
+
+// C^T [kBlockRows, 32] of one block (ct[r * 32 + j]: weight row r, row j of the group), `valid` rows of x.
+void block(const uint8_t* w, int64_t w_ld, const DirectRows& x, const uint32_t* xg, int64_t steps, int64_t valid,
+           float* ct) {
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
+  (void)valid;
+  direct_block(w, w_ld, xg, steps, x.term_stride, x.terms, ct);
+#elif defined(__AVX512BF16__)
+  if (x.terms == 1) {
+    if (valid > 16) dot_block<2, 1>(w, w_ld, xg, steps, x.term_stride, ct);
+    else dot_block<1, 1>(w, w_ld, xg, steps, x.term_stride, ct);
+  } else {
+    if (valid > 16) fma_block<2>(w, w_ld, xg, steps, x.term_stride, ct);
+    else fma_block<1>(w, w_ld, xg, steps, x.term_stride, ct);
+  }
+#else
+  // The same sums one product pair at a time.
+  for (int64_t n = 0; n < kBlockRows; ++n)
+    for (int64_t r = 0; r < valid; ++r) {
+      float sum = 0.0f;
+      const auto* wr = reinterpret_cast<const uint16_t*>(w + n * w_ld);
+      for (int64_t p = 0; p < steps; ++p)
+        for (int t = 0; t < x.terms; ++t) {
+          const uint32_t pair = xg[t * x.term_stride + p * 32 + r];
+          sum += bf16_to_f32(wr[2 * p]) * bf16_to_f32(static_cast<uint16_t>(pair)) +
+                 bf16_to_f32(wr[2 * p + 1]) * bf16_to_f32(static_cast<uint16_t>(pair >> 16));
+        }
+      ct[n * 32 + r] = sum;
+    }
+#endif
+}
+
+// Rows [m0, m0 + rows) of a (bf16 or f32, any strides), depth k (a multiple of 32), as `terms` bf16 terms in
+// the pair panels of gemm_pack_direct_rows (a's rows as B's columns): dst[((t * groups + g) * steps + p) * 32 + r]
+// holds the pair (2p, 2p + 1) of term t of row 32g + r (zeros past rows), steps = k / 2. An f32 value v splits
+// exactly into v = t0 + t1 + t2 (written to `split` first): each term is the top 8 significant bits of what the
+// terms before it left, so every product with a bf16 weight is exact in f32.
+void pack_terms(const GemmOperand& a, int64_t m0, int64_t rows, int64_t k, int terms, uint16_t* split, uint32_t* dst) {
+  const int64_t panel = (rows + 31) / 32 * 32 * (k / 2);
+#if defined(__AVX512BF16__) && !(defined(__AMX_TILE__) && defined(__AMX_BF16__))
+  // f32 rows for fma_block: the term slots 0 and 1 hold the f32 bits of elements 2p and 2p + 1.
+  if (a.type == RowType::f32) {
+    (void)terms, (void)split;
+    const int64_t steps = k / 2;
+    for (int64_t g = 0; g * 32 < rows; ++g)
+      for (int64_t r = 0; r < 32; ++r)
+        for (int64_t p = 0; p < steps; ++p)
+          for (int64_t t = 0; t < 2; ++t) {
+            uint32_t v = 0;
+            if (g * 32 + r < rows) std::memcpy(&v, a.data + ((m0 + g * 32 + r) * a.rs + (2 * p + t) * a.cs) * 4, 4);
+            dst[t * panel + (g * steps + p) * 32 + r] = v;
+          }
+    return;
+  }
+#endif
+  if (a.type == RowType::bf16) {
+    const GemmOperand rows_as_columns{a.data + m0 * a.rs * 2, RowType::bf16, a.cs, a.rs};
+    gemm_pack_direct_rows(rows_as_columns, k, rows, reinterpret_cast<float*>(dst));
+    return;
+  }
+  for (int64_t i = 0; i < rows; ++i) {
+    const uint8_t* row = a.data + (m0 + i) * a.rs * 4;
+    uint16_t* out = split + i * k;
+    for (int64_t d = 0; d < k; ++d) {
+      uint32_t v;
+      std::memcpy(&v, row + d * a.cs * 4, 4);
+      for (int t = 0; t < 3; ++t) {
+        const uint32_t top = v & 0xffff0000u;
+        out[t * rows * k + d] = static_cast<uint16_t>(top >> 16);
+        float fv, ft;
+        std::memcpy(&fv, &v, 4);
+        std::memcpy(&ft, &top, 4);
+        fv -= ft;
+        std::memcpy(&v, &fv, 4);
+      }
+    }
+  }
+  for (int t = 0; t < terms; ++t) {
+    const GemmOperand term{reinterpret_cast<const uint8_t*>(split + t * rows * k), RowType::bf16, 1, k};
+    gemm_pack_direct_rows(term, k, rows, reinterpret_cast<float*>(dst + t * panel));
+  }
+}
+
+}  // namespace
+
+bool gemm_direct_fast() {
+#if (defined(__AMX_TILE__) && defined(__AMX_BF16__)) || defined(__AVX512BF16__)
+  return true;
+#else
+  return false;
+#endif
+}
+
+// Rows up to the packed bytes that stay in L2 while the weight streams past them: the AMX Xeons' 2 MiB
+// (kDirectMaxTermBytes) on tiles; elsewhere half of Zen 4's 1 MiB, since the vdpbf16ps block reads every packed
+// group once per 8 weight rows (the tiles once per 32).
+bool gemm_direct_covers(const GemmOperand& a, const GemmOperand& b, int64_t rows, int64_t cols, int64_t k) {
+  if (!(b.type == RowType::bf16 && b.rs == 1 && b.scale == nullptr && a.scale == nullptr &&
+        (a.type == RowType::bf16 || a.type == RowType::f32) && k > 0 && k % kDepthStep == 0 && cols % 32 == 0))
+    return false;
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
+  return rows <= gemm_direct_max_rows(a.type, k);
+#else
+  return (rows + 31) / 32 * 32 * direct_terms(a.type) * 2 * k <= (INT64_C(512) << 10);
+#endif
+}
+
+void gemm_pack_direct(const GemmOperand& a, int64_t m0, int64_t rows, int64_t k, float* dst, float* split) {
+  pack_terms(a, m0, rows, k, direct_terms(a.type), reinterpret_cast<uint16_t*>(split), reinterpret_cast<uint32_t*>(dst));
+}
+
+// Weight rows in blocks of kBlockRows (outer), each against every group of 32 rows of x (inner): the block's rows
+// stay in L1 while the packed groups stream from L2.
+void gemm_tile_direct(const DirectRows& x, const GemmOperand& b, int64_t n0, int64_t n1, int64_t k, float* c,
+                      int64_t ldc) {
+  const int64_t steps = k / 2, w_ld = b.cs * 2;
+  const uint8_t* w = b.data + n0 * w_ld;
+  alignas(64) float ct[kBlockRows * 32];
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
+  load_eight_full_tiles();
+#endif
+  for (int64_t nb = 0; nb < n1 - n0; nb += kBlockRows)
+    for (int64_t g = 0; g * 32 < x.rows; ++g) {
+      const int64_t valid = std::min<int64_t>(32, x.rows - g * 32);
+      block(w + nb * w_ld, w_ld, x, x.data + g * steps * 32, steps, valid, ct);
+      for (int64_t r = 0; r < valid; ++r)
+        for (int64_t n = 0; n < kBlockRows; ++n) c[(g * 32 + r) * ldc + nb + n] = ct[n * 32 + r];
+    }
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
+  _tile_release();
+#endif
+}
+
+}  // namespace fourfold::cpu::FOURFOLD_ISA_NAMESPACE

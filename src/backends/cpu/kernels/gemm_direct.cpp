@@ -65,87 +65,89 @@ void direct_block(const uint8_t* w, int64_t w_ld, const uint32_t* x, int64_t ste
   _tile_stored(2, ct + 16 * 32, 128);
   _tile_stored(3, ct + 16 * 32 + 16, 128);
 }
-#elif defined(__AVX512BF16__)
-// Pairs summed in one chain before the chain is added to the block's total: two-level summation, as the pair
+#endif
+
+#if defined(__AVX512BF16__)
+// Steps summed in one chain before the chain is added to the block's total: two-level summation, as the packed
 // path's kc blocks, so that a K = 4096 row's f32 error stays near a short one's.
 constexpr int64_t kChunkSteps = 256;
 
-// ct[r * 32 + j] = sum over the steps of weight row r's pairs times x row j's (terms summed), for the 16 * V rows
-// of x from j = 0: the block's 8 weight rows (row stride w_ld bytes) broadcast a pair at a time.
-template <int V, int T>
-void dot_block(const uint8_t* w, int64_t w_ld, const uint32_t* x, int64_t steps, int64_t term_stride, float* ct) {
+// The vector blocks' scaffolding: out[r * ldo + 16 v + j] = the sum over `steps` of what step(acc, p) adds to
+// acc[r][v] (kBlockRows weight rows, V vectors of 16 rows of x), in chunks of kChunkSteps; each step reads 4
+// bytes of every weight row (row stride w_ld), whose line lasts 16 steps: the one 1 KiB further along each row is
+// asked for as a line starts.
+template <int V, class Step>
+[[gnu::always_inline]] inline void direct_block(const uint8_t* w, int64_t w_ld, int64_t steps, float* out, int64_t ldo,
+                                                const Step& step) {
   for (int64_t p0 = 0; p0 < steps; p0 += kChunkSteps) {
     const int64_t p1 = std::min(steps, p0 + kChunkSteps);
     __m512 acc[kBlockRows][V];
     for (auto& row : acc)
       for (__m512& a : row) a = _mm512_setzero_ps();
     for (int64_t p = p0; p < p1; ++p) {
-      // A weight row's line lasts 16 steps: ask for the one 1 KiB further along each row as it starts.
       if ((p & 15) == 0)
         for (int r = 0; r < kBlockRows; ++r) _mm_prefetch(reinterpret_cast<const char*>(w + r * w_ld + 4 * p + 1024), _MM_HINT_T0);
-      __m512i xv[T][V];
-      for (int t = 0; t < T; ++t)
-        for (int v = 0; v < V; ++v) xv[t][v] = _mm512_loadu_si512(x + t * term_stride + p * 32 + 16 * v);
-#pragma GCC unroll 8
-      for (int r = 0; r < kBlockRows; ++r) {
-        uint32_t pair;
-        std::memcpy(&pair, w + r * w_ld + 4 * p, 4);
-        const __m512bh b = (__m512bh)_mm512_set1_epi32(static_cast<int>(pair));
-        for (int t = 0; t < T; ++t)
-          for (int v = 0; v < V; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], b, (__m512bh)xv[t][v]);
-      }
+      step(acc, p);
     }
     for (int r = 0; r < kBlockRows; ++r)
       for (int v = 0; v < V; ++v) {
-        float* dst = ct + r * 32 + 16 * v;
+        float* dst = out + r * ldo + 16 * v;
         _mm512_storeu_ps(dst, p0 == 0 ? acc[r][v] : _mm512_add_ps(_mm512_loadu_ps(dst), acc[r][v]));
       }
   }
 }
 
-// The same for f32 rows of x, held as f32 (pack_terms: the slots of terms 0 and 1 hold each pair's even and odd
-// element): each weight pair broadcast, widened to its two exact f32 (a shift, a mask) and multiplied in f32 FMAs,
-// two per vector of 16 rows, where three bf16 terms would take three vdpbf16ps per pair. (Widening each chunk
-// of the weight rows into an L1 panel first and broadcasting f32 from it measured slower on Zen 4: 67-78 against
-// 86-101 GFLOP/s.) Products round as the packed path's FMAs do.
+// bf16 weights (one step per pair of k) against T terms of bf16 pair panels (term t at x + t * term_stride, the
+// step's 32 pairs at + 32 p): each weight pair broadcast as one dword where it lies, vdpbf16ps'd.
+template <int V, int T>
+void dot_block(const uint8_t* w, int64_t w_ld, const uint32_t* x, int64_t steps, int64_t term_stride, float* out,
+               int64_t ldo) {
+  direct_block<V>(w, w_ld, steps, out, ldo, [&](__m512 (&acc)[kBlockRows][V], int64_t p) __attribute__((always_inline)) {
+    __m512i xv[T][V];
+    for (int t = 0; t < T; ++t)
+      for (int v = 0; v < V; ++v) xv[t][v] = _mm512_loadu_si512(x + t * term_stride + p * 32 + 16 * v);
+#pragma GCC unroll 8
+    for (int r = 0; r < kBlockRows; ++r) {
+      uint32_t pair;
+      std::memcpy(&pair, w + r * w_ld + 4 * p, 4);
+      const __m512bh b = (__m512bh)_mm512_set1_epi32(static_cast<int>(pair));
+      for (int t = 0; t < T; ++t)
+        for (int v = 0; v < V; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], b, (__m512bh)xv[t][v]);
+    }
+  });
+}
+
+// bf16 weights against f32 rows of x held as f32 (pack_terms: the slots of terms 0 and 1 hold each pair's even
+// and odd element): each weight pair broadcast, widened to its two exact f32 (a shift, a mask) and multiplied in
+// f32 FMAs, two per vector of 16 rows, where three bf16 terms would take three vdpbf16ps per pair. (Widening each
+// chunk of the weight rows into an L1 panel first and broadcasting f32 from it measured slower on Zen 4: 67-78
+// against 86-101 GFLOP/s.) Products round as the packed path's FMAs do.
 template <int V>
-void fma_block(const uint8_t* w, int64_t w_ld, const uint32_t* x, int64_t steps, int64_t term_stride, float* ct) {
+void fma_block(const uint8_t* w, int64_t w_ld, const uint32_t* x, int64_t steps, int64_t term_stride, float* out,
+               int64_t ldo) {
   const __m512i high = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
   const float* even = reinterpret_cast<const float*>(x);
   const float* odd = reinterpret_cast<const float*>(x + term_stride);
-  for (int64_t p0 = 0; p0 < steps; p0 += kChunkSteps) {
-    const int64_t p1 = std::min(steps, p0 + kChunkSteps);
-    __m512 acc[kBlockRows][V];
-    for (auto& row : acc)
-      for (__m512& a : row) a = _mm512_setzero_ps();
-    for (int64_t p = p0; p < p1; ++p) {
-      if ((p & 15) == 0)
-        for (int r = 0; r < kBlockRows; ++r) _mm_prefetch(reinterpret_cast<const char*>(w + r * w_ld + 4 * p + 1024), _MM_HINT_T0);
-      __m512 xe[V], xo[V];
-      for (int v = 0; v < V; ++v) {
-        xe[v] = _mm512_loadu_ps(even + p * 32 + 16 * v);
-        xo[v] = _mm512_loadu_ps(odd + p * 32 + 16 * v);
-      }
+  direct_block<V>(w, w_ld, steps, out, ldo, [&](__m512 (&acc)[kBlockRows][V], int64_t p) __attribute__((always_inline)) {
+    __m512 xe[V], xo[V];
+    for (int v = 0; v < V; ++v) {
+      xe[v] = _mm512_loadu_ps(even + p * 32 + 16 * v);
+      xo[v] = _mm512_loadu_ps(odd + p * 32 + 16 * v);
+    }
 #pragma GCC unroll 8
-      for (int r = 0; r < kBlockRows; ++r) {
-        uint32_t pair;
-        std::memcpy(&pair, w + r * w_ld + 4 * p, 4);
-        const __m512i b = _mm512_set1_epi32(static_cast<int>(pair));
-        // (maskz with every lane: GCC 12's unmasked shift warns of an undefined pass-through operand.)
-        const __m512 we = _mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, b, 16));
-        const __m512 wo = _mm512_castsi512_ps(_mm512_and_si512(b, high));
-        for (int v = 0; v < V; ++v) {
-          acc[r][v] = _mm512_fmadd_ps(we, xe[v], acc[r][v]);
-          acc[r][v] = _mm512_fmadd_ps(wo, xo[v], acc[r][v]);
-        }
+    for (int r = 0; r < kBlockRows; ++r) {
+      uint32_t pair;
+      std::memcpy(&pair, w + r * w_ld + 4 * p, 4);
+      const __m512i b = _mm512_set1_epi32(static_cast<int>(pair));
+      // (maskz with every lane: GCC 12's unmasked shift warns of an undefined pass-through operand.)
+      const __m512 we = _mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, b, 16));
+      const __m512 wo = _mm512_castsi512_ps(_mm512_and_si512(b, high));
+      for (int v = 0; v < V; ++v) {
+        acc[r][v] = _mm512_fmadd_ps(we, xe[v], acc[r][v]);
+        acc[r][v] = _mm512_fmadd_ps(wo, xo[v], acc[r][v]);
       }
     }
-    for (int r = 0; r < kBlockRows; ++r)
-      for (int v = 0; v < V; ++v) {
-        float* dst = ct + r * 32 + 16 * v;
-        _mm512_storeu_ps(dst, p0 == 0 ? acc[r][v] : _mm512_add_ps(_mm512_loadu_ps(dst), acc[r][v]));
-      }
-  }
+  });
 }
 #endif
 
@@ -157,11 +159,11 @@ void block(const uint8_t* w, int64_t w_ld, const DirectRows& x, const uint32_t* 
   direct_block(w, w_ld, xg, steps, x.term_stride, x.terms, ct);
 #elif defined(__AVX512BF16__)
   if (x.terms == 1) {
-    if (valid > 16) dot_block<2, 1>(w, w_ld, xg, steps, x.term_stride, ct);
-    else dot_block<1, 1>(w, w_ld, xg, steps, x.term_stride, ct);
+    if (valid > 16) dot_block<2, 1>(w, w_ld, xg, steps, x.term_stride, ct, 32);
+    else dot_block<1, 1>(w, w_ld, xg, steps, x.term_stride, ct, 32);
   } else {
-    if (valid > 16) fma_block<2>(w, w_ld, xg, steps, x.term_stride, ct);
-    else fma_block<1>(w, w_ld, xg, steps, x.term_stride, ct);
+    if (valid > 16) fma_block<2>(w, w_ld, xg, steps, x.term_stride, ct, 32);
+    else fma_block<1>(w, w_ld, xg, steps, x.term_stride, ct, 32);
   }
 #else
   // The same sums one product pair at a time.

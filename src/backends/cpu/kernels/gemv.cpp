@@ -221,16 +221,18 @@ struct RowGroup {
     }
   }
 
-  // out = lanes of total summed, times 2^exp2 (exact: a power of two, taken in double so that any exp2 the
-  // pair activations chose is representable), plus the bias; NaN for the rows marked nan.
+  // out = lanes of total summed, times `unscale` (a power of two, 2^exp2, in double so that any exp2 the pair
+  // activations chose is representable: the product is exact in double and rounds once to f32, the bits of
+  // ldexp), plus the bias; NaN for the rows marked nan. The caller takes the power once per call: an ldexp per
+  // output was a libm call, with the live vector registers spilled around it, in every lone fp8 row.
   template <int M>
-  void store(const vf (&total)[R][M], const bool (&nan)[R], int exp2) const {
+  void store(const vf (&total)[R][M], const bool (&nan)[R], double unscale) const {
     for (int r = 0; r < R; ++r) {
       const int64_t n = n0 + r;
       const float b = p.bias == nullptr ? 0.0f : epilogue_load(p.bias, p.bias_type, n * p.bias_stride);
       for (int m = 0; m < M; ++m) {
         float y = lane_sum(total[r][m]);
-        if (exp2 != 0) y = static_cast<float>(std::ldexp(static_cast<double>(y), exp2));
+        if (unscale != 1.0) y = static_cast<float>(static_cast<double>(y) * unscale);
         y = nan[r] ? std::numeric_limits<float>::quiet_NaN() : y + b;
         epilogue_store(p.out, p.out_type, m * p.out_m_stride + n * p.out_n_stride, y);
       }
@@ -305,7 +307,7 @@ void rows(const GemvPlan& p, int64_t n0) {
   bool nan[R] = {};
   if constexpr (W == GemvWeight::e4m3)
     for (int r = 0; r < R; ++r) nan[r] = saw_nan(seen[r]);
-  g.store(total, nan, 0);
+  g.store(total, nan, 1.0);
 }
 
 #if defined(__AVX512BF16__) && defined(__AVX512VBMI__)
@@ -359,6 +361,7 @@ PairTables pair_tables() {
 template <GemvWeight W, int M, int R, class Line>
 [[gnu::always_inline]] inline void pair_rows_with(const GemvPlan& p, int64_t n_begin, int64_t n_end, const Line& line) {
   const PairTables tab = pair_tables<W>();
+  const double unscale = std::ldexp(1.0, -p.xp_exp2);   // |xp_exp2| < 300: a normal double
   for (int64_t n0 = n_begin; n0 + R <= n_end; n0 += R) {
   const RowGroup<R> g(p, n0);
   vf total[R][M] = {};
@@ -383,7 +386,7 @@ template <GemvWeight W, int M, int R, class Line>
     g.fold(acc, total, kb);
   }
   const bool nan[R] = {};
-  g.store(total, nan, -p.xp_exp2);
+  g.store(total, nan, unscale);
   }
 }
 

@@ -58,6 +58,15 @@ TEST(CpuSelect, ArgmaxMatchesTheReference) {
       if (n > 8192) v[static_cast<size_t>(n + 4100)] = kNaN;
       const Tensor ties = Tensor::from_vector(v, {2, n}, t);
       expect_matches("argmax", Tier::dedicated, [&] { return Outputs{argmax(ties, -1)}; }, kExact, what + " ties");
+      // Row 0: -inf but for -0 and then +0 (equal: the first wins) past the first block where there is one;
+      // row 1: -inf only (index 0); then infinities and zeros sprinkled over random values.
+      std::vector<double> z(static_cast<size_t>(2 * n), -kInf);
+      z[static_cast<size_t>(n / 2 + n / 4)] = -0.0;
+      z[static_cast<size_t>(n - 1)] = 0.0;
+      const Tensor zeros = Tensor::from_vector(z, {2, n}, t);
+      expect_matches("argmax", Tier::dedicated, [&] { return Outputs{argmax(zeros, -1)}; }, kExact, what + " zeros");
+      const Tensor special = with_specials({2, n}, t, seed++, {kInf, -kInf, 0.0, -0.0});
+      expect_matches("argmax", Tier::dedicated, [&] { return Outputs{argmax(special, -1)}; }, kExact, what + " specials");
     }
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <vector>
 
 #include "backends/cpu/cpu_ops.h"
@@ -31,6 +32,37 @@ void widen(const void* row, DType t, int64_t n, float* out) {
 
 // a ranks above b (largest first): NaN above all, then by value; equal values are not above each other.
 inline bool above(float a, float b) { return std::isnan(a) ? !std::isnan(b) : (!std::isnan(b) && a > b); }
+
+// The largest value of a block and whether it holds a NaN, in one pass over independent lanes (the compiler
+// keeps them in vector registers), so that argmax looks for an index only in a block that raises its best: the
+// element-by-element comparison with the running best read a 151,936-wide logits row at ~4 GB/s, 138 us of every
+// greedy decode step.
+struct BlockMax {
+  float value;
+  bool nan;
+};
+
+BlockMax block_max(const float* v, int64_t m) {
+  constexpr int kLanes = 16;
+  float lane[kLanes];
+  int32_t lane_nan[kLanes] = {};   // (kept apart from the floats: a bool beside them stopped the vectorizer)
+  std::fill(lane, lane + kLanes, -std::numeric_limits<float>::infinity());
+  int64_t i = 0;
+  for (; i + kLanes <= m; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) lane[j] = v[i + j] > lane[j] ? v[i + j] : lane[j];   // a NaN never enters
+  for (int64_t k = 0; k + kLanes <= m; k += kLanes)
+    for (int j = 0; j < kLanes; ++j) lane_nan[j] |= v[k + j] != v[k + j] ? 1 : 0;
+  for (; i < m; ++i) {
+    lane_nan[0] |= v[i] != v[i] ? 1 : 0;
+    lane[0] = v[i] > lane[0] ? v[i] : lane[0];
+  }
+  BlockMax out{lane[0], lane_nan[0] != 0};
+  for (int j = 1; j < kLanes; ++j) {
+    out.value = lane[j] > out.value ? lane[j] : out.value;
+    out.nan = out.nan || lane_nan[j] != 0;
+  }
+  return out;
+}
 
 }  // namespace
 
@@ -87,13 +119,16 @@ void argmax(const ArgmaxArgs& a) {
       for (int64_t b0 = 0; b0 < n; b0 += kBlock) {
         const int64_t m = std::min(kBlock, n - b0);
         widen(x + (r * n + b0) * es, a.x.dtype(), m, block);
-        for (int64_t i = 0; i < m; ++i)
-          if (best_index < 0 || above(block[i], best)) {
-            best = block[i];
-            best_index = b0 + i;
-            if (std::isnan(best)) break;   // the first NaN: nothing ranks above it
-          }
-        if (std::isnan(best)) break;
+        const BlockMax bm = block_max(block, m);
+        if (bm.nan) {   // the block's first NaN: nothing ranks above it
+          best_index = b0 + (std::find_if(block, block + m, [](float v) { return std::isnan(v); }) - block);
+          break;
+        }
+        if (best_index < 0 || bm.value > best) {   // the block's first element of that value (-0 equals +0)
+          const int64_t i = std::find(block, block + m, bm.value) - block;
+          best = block[i];
+          best_index = b0 + i;
+        }
       }
       out[r] = best_index;
     }

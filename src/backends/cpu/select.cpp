@@ -118,15 +118,20 @@ void argmax(const ArgmaxArgs& a) {
       int64_t best_index = -1;
       for (int64_t b0 = 0; b0 < n; b0 += kBlock) {
         const int64_t m = std::min(kBlock, n - b0);
-        widen(x + (r * n + b0) * es, a.x.dtype(), m, block);
-        const BlockMax bm = block_max(block, m);
+        // f32 rows are read where they lie; bf16 and f16 blocks widened first.
+        const float* v = reinterpret_cast<const float*>(x + (r * n + b0) * es);
+        if (a.x.dtype() != DType::f32) {
+          widen(x + (r * n + b0) * es, a.x.dtype(), m, block);
+          v = block;
+        }
+        const BlockMax bm = block_max(v, m);
         if (bm.nan) {   // the block's first NaN: nothing ranks above it
-          best_index = b0 + (std::find_if(block, block + m, [](float v) { return std::isnan(v); }) - block);
+          best_index = b0 + (std::find_if(v, v + m, [](float e) { return std::isnan(e); }) - v);
           break;
         }
         if (best_index < 0 || bm.value > best) {   // the block's first element of that value (-0 equals +0)
-          const int64_t i = std::find(block, block + m, bm.value) - block;
-          best = block[i];
+          const int64_t i = std::find(v, v + m, bm.value) - v;
+          best = v[i];
           best_index = b0 + i;
         }
       }

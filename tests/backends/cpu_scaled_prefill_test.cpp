@@ -6,6 +6,7 @@
 // the call, empty dims, 1 vs 2 threads bit-identical, and the generic tier still forceable.
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "backends/cpu/cpu_ops.h"
 #include "backends/cpu/isa.h"
@@ -83,9 +84,12 @@ TEST(ScaledMmPrefill, EveryRecipePairLayoutOutAndBiasMatchesTheReference) {
 // Every fp8 code through one-hot operands: out = code value * scale exactly, so subnormals must survive the
 // in-register conversion, +-max must not overflow, NaN stay NaN and e5m2's inf stay inf. k = 16 puts the code
 // in the 8-wide vector transposes, k = 19 in the scalar tail; the scale 0.5 checks it is applied exactly.
+// k = 64 and 160 (N = 256) are shapes the GEMM's direct path takes for the weight where the level has it
+// (gemm_direct.cpp): the code in a whole 64-code line of its byte lookups, and in the 32-code tail of the second
+// chunk, decoded by its table; bf16 x takes its vdpbf16ps block, f32 x its FMA block.
 TEST(ScaledPrefill, EveryCodeIncludingSubnormalsMaxAndNaN) {
   for (DType dt : {DType::f8_e4m3fn, DType::f8_e5m2})
-    for (int64_t k : {16, 19})
+    for (int64_t k : {16, 19, 64, 160})
       for (double sv : {1.0, 0.5}) {
         const int64_t col = k - 1;
         Tensor codes = Tensor::zeros({256, k}, dt);   // row c holds code c at col
@@ -101,6 +105,7 @@ TEST(ScaledPrefill, EveryCodeIncludingSubnormalsMaxAndNaN) {
         const std::string where = std::string(dtype_name(dt)) + " k " + std::to_string(k);
         // The weight (B) side: scaled_linear, and scaled_mm with b = W^T and b [K, N] N-contiguous.
         EXPECT_TRUE(exact([&] { return scaled_linear(one_x, codes, s); })) << where;
+        EXPECT_TRUE(exact([&] { return scaled_linear(one_x.to(DType::bf16), codes, s); })) << where << " bf16 x";
         EXPECT_TRUE(exact([&] { return scaled_mm(one_a, codes.transpose(0, 1), one, s, std::nullopt, DType::f32); }))
             << where;
         EXPECT_TRUE(exact([&] {
@@ -175,6 +180,44 @@ TEST(ScaledPrefill, PoisonedOutputsAreFullyWritten) {
     cpu::scaled_mm_prefill(sm, pieces);
     EXPECT_TRUE(all_close(out_mm, want_mm, 1e-5, 1e-4)) << cpu::isa_name(isa);
   }
+}
+
+// The GEMM's direct path for fp8 weights (decoded to bf16 a 128-code chunk at a time, each chunk's sums times its
+// scale; gemm_direct.cpp) forced at every level, where below avx512bf16 its block is the scalar emulation and the
+// decode the table: K short of one chunk, two chunks and a part, and nine chunks; N over two 128-row scale
+// blocks; M past one group of 32 rows, and past the direct path's rows at avx512bf16 (the driver cuts the tiles:
+// 224 bf16 or 64 f32 rows at K = 1152); every weight scale recipe (the large shape: 128x128 blocks), bf16 and
+// f32 x, bias.
+TEST(ScaledLinearPrefill, DirectPathForFp8WeightsAtEveryLevel) {
+  uint64_t seed = 300;
+  for (const Shape3& s : {Shape3{9, 64, 96}, Shape3{40, 160, 320}, Shape3{300, 64, 1152}})
+    for (DType wdt : {DType::f8_e4m3fn, DType::f8_e5m2})
+      for (DType xdt : {DType::bf16, DType::f32}) {
+        const Tensor x = randn({s.m, s.k}, xdt, seed++), w = randn({s.n, s.k}, wdt, seed++);
+        const Tensor b = randn({s.n}, xdt, seed++);
+        const std::pair<Tensor, ScaleRecipe> scales[] = {
+            {Tensor::from_vector({0.75}, {1, 1}, DType::f32), ScaleRecipe::tensorwise},
+            {testing::rand_uniform({s.n, 1}, DType::f32, seed++, 0.25, 2.0), ScaleRecipe::rowwise},
+            {testing::rand_uniform({blocks(s.n), blocks(s.k)}, DType::f32, seed++, 0.25, 2.0), ScaleRecipe::block_128x128}};
+        for (const auto& [scale, recipe] : scales) {
+          if (s.m == 300 && recipe != ScaleRecipe::block_128x128) continue;   // the slow one: its scalar emulation
+          Tensor want;
+          {
+            testing::ReferenceOnly ref;
+            want = scaled_linear(x, w, scale, b);
+          }
+          for (cpu::Isa isa : cpu::host_isas()) {
+            cpu::GemmPieces pieces = pieces_for(isa);
+            pieces.direct_fast = [] { return true; };
+            ASSERT_TRUE(pieces.direct_covers(cpu::operand(x), cpu::operand(w, true, scale, recipe), 32, s.n, s.k));
+            Tensor out = Tensor::full({s.m, s.n}, NAN, xdt);
+            cpu::linear_prefill(LinearArgs{x, w, &b, out, &scale, recipe}, pieces);
+            EXPECT_TRUE(all_close(out, want, tolerance(xdt).rtol, tolerance(xdt).atol))
+                << cpu::isa_name(isa) << " " << dtype_name(wdt) << " " << dtype_name(xdt) << " m " << s.m << " k " << s.k
+                << " recipe " << static_cast<int>(recipe);
+          }
+        }
+      }
 }
 
 // The per-element summation order does not depend on the tiling, so the thread count does not change a bit.

@@ -163,13 +163,17 @@ void gemm(const std::vector<GemmProblem>& problems, const GemmPieces& pieces) {
     tile_m = round_up(ceil_div(std::max<int64_t>(m, 1), mb), mr);
     tile_n = round_up(ceil_div(std::max<int64_t>(n, 1), nb), nr);
   }
-  // f32 rows against bf16 weights at the amx level: tiles of at most the direct path's rows (their f32 rows
-  // split into bf16 terms) rather than the f32 FMA path, though each tile reads the weight again.
-  bool direct = pieces.amx_fast();
+  // Tiles of at most the direct path's rows, though each tile reads the weight again, rather than the f32 FMA
+  // path at half the pair rate: for f32 rows against bf16 weights at the amx level (their f32 rows split into
+  // bf16 terms), and for any rows against fp8 weights where the level has the direct path (the packed path
+  // widens codes times scales into f32 panels; the direct path keeps them bf16 on vdpbf16ps).
+  bool direct = pieces.direct_fast();
   int64_t direct_rows = tile_m;
   for (const GemmProblem& p : problems) {
-    direct = direct && p.a.type == RowType::f32 && p.b_packer == nullptr && pieces.direct_covers(p.a, p.b, 1, 32, p.k);
-    if (direct) direct_rows = std::min(direct_rows, gemm_direct_max_rows(p.a.type, p.k));
+    const bool fp8_weight = p.b.type == RowType::e4m3 || p.b.type == RowType::e5m2;
+    direct = direct && (fp8_weight || (pieces.amx_fast() && p.a.type == RowType::f32)) && p.b_packer == nullptr &&
+             pieces.direct_covers(p.a, p.b, 1, 32, p.k);
+    if (direct) direct_rows = std::min(direct_rows, pieces.direct_max_rows(p.a.type, p.k));
   }
   if (direct && direct_rows >= 1) tile_m = std::min(tile_m, direct_rows);
   while (threads > 1 && count_tiles(tile_m, tile_n) < 2 * threads) {

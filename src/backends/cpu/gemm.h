@@ -28,9 +28,10 @@ struct GemmPieces {
   void (*pack_a_amx)(const GemmOperand&, int64_t, int64_t, int64_t, int64_t, float*);
   void (*pack_b_amx)(const GemmOperand&, int64_t, int64_t, int64_t, int64_t, float*);
   void (*block_amx)(const float*, const float*, int64_t, int64_t, int64_t, float*, int64_t, bool);
-  // The direct path (few rows against a bf16 weight read where it lies), taken where direct_fast() says so.
+  // The direct path (few rows against a bf16 or fp8 weight read where it lies), taken where direct_fast() says so.
   bool (*direct_fast)();
   bool (*direct_covers)(const GemmOperand&, const GemmOperand&, int64_t, int64_t, int64_t);
+  int64_t (*direct_max_rows)(RowType, int64_t);
   void (*pack_direct)(const GemmOperand&, int64_t, int64_t, int64_t, float*, float*);
   void (*tile_direct)(const DirectRows&, const GemmOperand&, int64_t, int64_t, int64_t, float*, int64_t);
 };
@@ -41,7 +42,8 @@ struct GemmPieces {
         &cpu::isa::gemm_block, &cpu::isa::gemm_store, &cpu::isa::gemm_pairs_fast, &cpu::isa::gemm_pack_a_pairs,  \
         &cpu::isa::gemm_pack_b_pairs, &cpu::isa::gemm_block_pairs, &cpu::isa::gemm_amx_fast,                \
         &cpu::isa::gemm_pack_a_amx, &cpu::isa::gemm_pack_b_amx, &cpu::isa::gemm_block_amx,                  \
-        &cpu::isa::gemm_direct_fast, &cpu::isa::gemm_direct_covers, &cpu::isa::gemm_pack_direct, &cpu::isa::gemm_tile_direct             \
+        &cpu::isa::gemm_direct_fast, &cpu::isa::gemm_direct_covers, &cpu::isa::gemm_direct_max_rows,           \
+        &cpu::isa::gemm_pack_direct, &cpu::isa::gemm_tile_direct                                            \
   }
 
 // A B operand that no strided view describes (conv's implicit im2col matrix, gathered from the input window):

@@ -162,8 +162,8 @@ struct DirectPack {
 
 // Packs the rows [start[e], start[e + 1]) of `rows` [*, k] of every GEMM expert whose weight w the direct path
 // covers (tiles of up to kGemmRows rows; column tiles, all multiples of 32 when `cols`, w's rows, is).
-DirectPack pack_direct(const uint8_t* rows, RowType type, int64_t k, const Tensor& w, const std::vector<int64_t>& start,
-                       int64_t cols, const GemmPieces& gemm) {
+DirectPack pack_direct(const uint8_t* rows, RowType type, int64_t k, const Tensor& w, const Tensor* w_scale,
+                       const std::vector<int64_t>& start, int64_t cols, const GemmPieces& gemm) {
   DirectPack d;
   const int64_t experts = static_cast<int64_t>(start.size()) - 1;
   if (!gemm.direct_fast() || cols % 32 != 0) return d;
@@ -174,7 +174,7 @@ DirectPack pack_direct(const uint8_t* rows, RowType type, int64_t k, const Tenso
   for (int64_t e = 0; e < experts; ++e) {
     const int64_t n = start[static_cast<size_t>(e + 1)] - start[static_cast<size_t>(e)];
     const GemmOperand a{rows + start[static_cast<size_t>(e)] * k * es, type, k, 1};
-    if (n <= kStreamMaxRows || !gemm.direct_covers(a, weight_operand(w, nullptr, e), std::min(n, kGemmRows), 32, k)) continue;
+    if (n <= kStreamMaxRows || !gemm.direct_covers(a, weight_operand(w, w_scale, e), std::min(n, kGemmRows), 32, k)) continue;
     d.offset[static_cast<size_t>(e)] = total;
     total += gemm_direct_packed(type, n, k);
     split = std::max(split, gemm_direct_split(type, n, k));
@@ -260,7 +260,7 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
                                           gate_fp8 && x32.defined(), pieces.gemv, &x_pairs);
   // gate and up share the direct path's packed x (the same dtypes: weight_ok).
   const DirectPack x_direct = any_gemm && a.gate.dtype() == a.up.dtype()
-                                  ? pack_direct(xs.data_as<uint8_t>(), row_type(dtype), hidden, a.gate, start, inter, pieces.gemm)
+                                  ? pack_direct(xs.data_as<uint8_t>(), row_type(dtype), hidden, a.gate, a.gate_scale, start, inter, pieces.gemm)
                                   : DirectPack{};
 
   // 1. h = silu(x gate^T) * (x up^T) per row, [total, inter] f32. Costs as grouped_mm's (multiply-adds; a
@@ -339,7 +339,7 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
   if (any_gemm) width = std::clamp<int64_t>((share + kDotCols - 1) / kDotCols * kDotCols, 2 * kDotCols, kGemmCols);
   else if (gemv) width = std::clamp<int64_t>((share + kDotCols - 1) / kDotCols * kDotCols, kDotCols, kGemvTile);
   const int64_t ldy = (width + 15) / 16 * 16;
-  const DirectPack h_direct = any_gemm ? pack_direct(reinterpret_cast<const uint8_t*>(h), RowType::f32, inter, a.down, start,
+  const DirectPack h_direct = any_gemm ? pack_direct(reinterpret_cast<const uint8_t*>(h), RowType::f32, inter, a.down, a.down_scale, start,
                                                      hidden, pieces.gemm)
                                        : DirectPack{};
   auto* out = static_cast<uint8_t*>(a.out.data());

@@ -11,6 +11,7 @@
 #include <immintrin.h>
 #endif
 
+#include "backends/cpu/kernels/fp8_bf16.h"   // pair_tables, pair_weights
 #include "backends/cpu/kernels/kernels.h"
 #include "backends/cpu/kernels/vec.h"   // lanes, vector types, loads and stores
 #include "fourfold/dtype.h"   // the out-of-line scalar conversions, for the epilogue and the scalar level
@@ -311,46 +312,14 @@ void rows(const GemvPlan& p, int64_t n0) {
 }
 
 #if defined(__AVX512BF16__) && defined(__AVX512VBMI__)
-// fp8 rows on bf16 pairs. Every e4m3fn and e5m2 value is a bf16 value (3 and 2 mantissa bits, exponents well
-// inside bf16's, subnormals included), so a code becomes its exact bf16 by two 128-entry byte lookups on its
-// magnitude (vpermi2b: the high and the low byte) and its sign bit or-ed back in; NaN codes become bf16 NaN and
-// e5m2's inf bf16 inf, so they propagate through the sums with no separate check. vdpbf16ps then multiplies
+// fp8 rows on bf16 pairs: each code becomes its exact bf16 (fp8_bf16.h: two byte lookups and its sign; NaN codes
+// become bf16 NaN and e5m2's inf bf16 inf, so they propagate through the sums with no separate check). vdpbf16ps then multiplies
 // 32 pairs by the activations' bf16 terms (pair_activations: one term when the activations are bf16 values, as
 // in a bf16 model, three when they are any f32: the exact split), with exact products and f32 sums. About 4
 // vector ops per 64 codes and term against 16 for the f32 route above, which bounded the fp8 GEMV in decode
 // (docs/decode.md). vdpbf16ps treats bf16 subnormals as zero and flushes subnormal sums: the weights never are
 // (e4m3's smallest is 2^-9, e5m2's 2^-16), the activations are scaled so their largest is near 2^15 (a term
 // below 2^-126 is then below 2^-141 of the largest: nothing an f32 sum keeps).
-struct PairTables {
-  __m512i hi0, hi1, lo0, lo1;   // bytes of the bf16 of magnitudes 0..63 and 64..127
-};
-
-template <GemvWeight W>
-PairTables pair_tables() {
-  alignas(64) static const auto bytes = [] {
-    struct { uint8_t hi[128], lo[128]; } t{};
-    for (int c = 0; c < 128; ++c) {
-      const float v = W == GemvWeight::e4m3 ? fp8_e4m3fn_to_f32(static_cast<uint8_t>(c)) : fp8_e5m2_to_f32(static_cast<uint8_t>(c));
-      const uint16_t b = f32_to_bf16(v);   // exact for every finite code; NaN stays NaN
-      t.hi[c] = static_cast<uint8_t>(b >> 8);
-      t.lo[c] = static_cast<uint8_t>(b & 0xff);
-    }
-    return t;
-  }();
-  return {_mm512_load_si512(bytes.hi), _mm512_load_si512(bytes.hi + 64), _mm512_load_si512(bytes.lo),
-          _mm512_load_si512(bytes.lo + 64)};
-}
-
-// The two vectors of 32 bf16 (gemv_pair_slot's layout) of the 64 codes at q; count < 64 reads only that many
-// (a masked load: code 0 past them, which is +0).
-[[gnu::always_inline]] inline void pair_weights(const PairTables& t, const uint8_t* q, int64_t count, __m512i& w0, __m512i& w1) {
-  const __m512i c = count == kGemvPairLine ? _mm512_loadu_si512(q) : _mm512_maskz_loadu_epi8((uint64_t{1} << count) - 1, q);
-  __m512i hi = _mm512_permutex2var_epi8(t.hi0, c, t.hi1);   // index bit 7 (the sign) is ignored
-  hi = _mm512_ternarylogic_epi32(hi, c, _mm512_set1_epi8(static_cast<char>(0x80)), 0xF8);   // hi | (c & 0x80)
-  const __m512i lo = _mm512_permutex2var_epi8(t.lo0, c, t.lo1);
-  w0 = _mm512_unpacklo_epi8(lo, hi);
-  w1 = _mm512_unpackhi_epi8(lo, hi);
-}
 
 // The scaffolding of the pair route's rows [n_begin, n_end) in groups of R (the count a multiple of R) against
 // all M activation rows, in one loop over the groups (a call per row measured slower for bf16 rows: lone_rows):
@@ -360,7 +329,7 @@ PairTables pair_tables() {
 // the loads).
 template <GemvWeight W, int M, int R, class Line>
 [[gnu::always_inline]] inline void pair_rows_with(const GemvPlan& p, int64_t n_begin, int64_t n_end, const Line& line) {
-  const PairTables tab = pair_tables<W>();
+  const PairTables tab = pair_tables<W == GemvWeight::e4m3>();
   const double unscale = std::ldexp(1.0, -p.xp_exp2);   // |xp_exp2| < 300: a normal double
   for (int64_t n0 = n_begin; n0 + R <= n_end; n0 += R) {
   const RowGroup<R> g(p, n0);

@@ -64,7 +64,6 @@ struct GemmOperand {
 // The GEMM's direct path (gemm_direct.cpp): a tile's rows packed as terms (1 per bf16 row, 3 per f32 row); on
 // AMX at most this many bytes, which stay in L2 (2 MiB on the AMX Xeons) while the weight streams past them once.
 inline constexpr int64_t kDirectMaxTermBytes = INT64_C(1536) << 10;
-inline int64_t gemm_direct_max_rows(RowType a, int64_t k) { return kDirectMaxTermBytes / ((a == RowType::bf16 ? 1 : 3) * 2 * k); }
 // Rows packed by gemm_pack_direct: group g (32 rows) of term t at data + t * term_stride + g * 16 * k uint32s.
 struct DirectRows {
   const uint32_t* data;
@@ -318,14 +317,17 @@ struct MatmulRowsPlan {
   void gemm_pack_b_amx(const GemmOperand& b, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst); \
   void gemm_block_amx(const float* pa, const float* pb, int64_t mc, int64_t nc, int64_t kc, float* c,     \
                       int64_t ldc, bool accumulate);                                                      \
-  /* The direct path for few rows (MoE experts; gemm_direct.cpp): the weight's rows (b = W^T, K contiguous) \
-     are read as they lie, unpacked (AMX tiles, or broadcast pairs for vdpbf16ps), and a's rows (bf16, or  \
+  /* The direct path for few rows (MoE experts; gemm_direct.cpp): the weight's rows (b = W^T, K contiguous; \
+     bf16, or fp8 decoded to bf16 a chunk at a time, its scale applied to each chunk's sums) are read as    \
+     they lie, unpacked (AMX tiles, or broadcast pairs for vdpbf16ps), and a's rows (bf16, or               \
      f32 split into three exact bf16 terms) the packed operand (gemm_pack_direct, once for every column     \
      tile); c[rows, n1 - n0] = the whole-K result. gemm_direct_fast(): this level has a fast block (amx,   \
      avx512bf16; elsewhere a scalar emulation, for tests). */                                             \
   bool gemm_direct_fast();                                                                               \
   void gemm_pack_direct_rows(const GemmOperand& b, int64_t k, int64_t nc, float* dst);                   \
   bool gemm_direct_covers(const GemmOperand& a, const GemmOperand& b, int64_t rows, int64_t cols, int64_t k); \
+  /* The most rows of a (of this type, depth k) whose packed terms the level's direct path keeps in L2. */   \
+  int64_t gemm_direct_max_rows(RowType a, int64_t k);                                                    \
   void gemm_pack_direct(const GemmOperand& a, int64_t m0, int64_t rows, int64_t k, float* dst, float* split); \
   void gemm_tile_direct(const DirectRows& x, const GemmOperand& b, int64_t n0, int64_t n1, int64_t k,     \
                         float* c, int64_t ldc);                                                           \

@@ -1,6 +1,7 @@
 // Dedicated linear for prefill (M > 8 rows): one packed GEMM, out = x weight^T + bias, with the bias added in the
 // epilogue. bf16/f16 weights under f32 x are converted while packing; so are fp8 weights (scaled_linear), each
-// element times its dequantization scale, never through a dequantized copy of the weight.
+// element times its dequantization scale, never through a dequantized copy of the weight, at the levels without
+// the GEMM's direct path; with it, the driver gives fp8 weights to the direct path (gemm.cpp, gemm_direct.cpp).
 #include "backends/cpu/cpu_ops.h"
 
 namespace fourfold::cpu {

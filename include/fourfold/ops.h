@@ -63,6 +63,13 @@ Tensor scaled_mm(const Tensor& a, const Tensor& b, const Tensor& scale_a, const 
 Tensor softmax(const Tensor& x, int dim);
 Tensor log_softmax(const Tensor& x, int dim);
 
+// RMS norm over the channels of a channel-first tensor x [N, C, *] (rank >= 2; dim 1), at every position:
+//   y = x / sqrt(mean over C of x^2 + eps) * weight[c]   (weight [C], x's dtype, or none)
+// and with silu, silu(y) of y rounded to x's dtype: silu(channel_rms_norm(x, ...)) in one pass. diffusers'
+// WanRMS_norm (F.normalize(x, dim=1) * sqrt(C) * gamma) is this with eps = 1e-24 / C, but for a position whose
+// channels are all near zero (below 1e-12 in norm). No PyTorch op has this name; the result is x's shape and dtype.
+Tensor channel_rms_norm(const Tensor& x, const OptTensor& weight, double eps, bool silu = false);
+
 // torch.nn.functional.rms_norm: normalized over the trailing dims given by normalized_shape;
 // eps default (nullopt) = the machine epsilon of x's dtype, as PyTorch.
 Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const OptTensor& weight = std::nullopt,

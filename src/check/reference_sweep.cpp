@@ -118,6 +118,9 @@ std::vector<SweepCase> sweep_cases() {
       {"conv3d", "causal x[1,3,4,6,6] w[4,3,3,3,3]", [](Inputs& in) {
          return causal_conv3d(in.randn({1, 3, 4, 6, 6}), in.randn({4, 3, 3, 3, 3}, 0.2), in.randn({4}));
        }},
+      {"channel_rms_norm", "x[2,6,3,5] gamma[6] + silu", [](Inputs& in) {
+         return channel_rms_norm(in.randn({2, 6, 3, 5}), in.randn({6}), 1e-6, true);
+       }},
       {"upsample_nearest", "x[1,2,5,5] -> [11,10]", [](Inputs& in) { return upsample_nearest(in.randn({1, 2, 5, 5}), {11, 10}); }},
       {"linear_backward", "grad_weight of x[5,32] w[24,32]", [](Inputs& in) {
          return linear_backward(in.randn({5, 24}), in.randn({5, 32}), in.randn({24, 32}), true).grad_weight;

@@ -201,6 +201,14 @@ struct ConvArgs {         // conv2d and conv3d; spatial rank = x.dim() - 2
   Tensor& out;            // [N, O, *out_spatial]
 };
 
+struct ChannelNormArgs {
+  const Tensor& x;        // [N, C, S]: S the positions (the dims after the channels, flattened)
+  const Tensor* weight;   // [C] or null; x's dtype
+  double eps;
+  bool silu;              // silu of each normalized value, taken after it is rounded to x's dtype
+  Tensor& out;            // [N, C, S] contiguous, x's dtype
+};
+
 struct UpsampleArgs {
   const Tensor& x;        // [N, C, *spatial]
   Tensor& out;            // [N, C, *output_size]

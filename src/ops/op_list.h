@@ -16,6 +16,7 @@
   X(constant_pad_nd, PadArgs)                                 \
   X(scaled_dot_product_attention, AttentionArgs)              \
   X(rms_norm, RmsNormArgs)                                    \
+  X(channel_rms_norm, ChannelNormArgs)                        \
   X(layer_norm, LayerNormArgs)                                \
   X(group_norm, GroupNormArgs)                                \
   X(rotary_embedding, RotaryArgs)                             \

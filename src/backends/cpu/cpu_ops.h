@@ -58,6 +58,10 @@ RowType row_type(DType dtype);
 using RmsNormRowFn = void (*)(const RmsNormRow&, RowType, int64_t, double);
 bool rms_norm_covers(const RmsNormArgs& args);
 void rms_norm(const RmsNormArgs& args, RmsNormRowFn row);
+// channel_rms_norm of contiguous x and out (channel_rms_norm.cpp): runs of positions in parallel.
+using ChannelNormFn = void (*)(const ChannelNormRun&, RowType, int64_t, int64_t, double, bool);
+bool channel_rms_norm_covers(const ChannelNormArgs& args);
+void channel_rms_norm(const ChannelNormArgs& args, ChannelNormFn run);
 
 using RotaryRowFn = void (*)(const RotaryRow&, RowType, int64_t, int64_t, bool);
 bool rotary_embedding_covers(const RotaryArgs& args);

@@ -44,6 +44,8 @@ namespace {
                               &cpu::softmax_backward_covers, #isa};                                                \
     t.rms_norm = {[](const RmsNormArgs& a) { cpu::rms_norm(a, &cpu::isa::rms_norm_row); }, &cpu::rms_norm_covers,   \
                   #isa};                                                                                          \
+    t.channel_rms_norm = {[](const ChannelNormArgs& a) { cpu::channel_rms_norm(a, &cpu::isa::channel_rms_norm_run); }, \
+                          &cpu::channel_rms_norm_covers, #isa};                                                  \
     t.rotary_embedding = {[](const RotaryArgs& a) { cpu::rotary_embedding(a, &cpu::isa::rotary_row); },            \
                           &cpu::rotary_embedding_covers, #isa};                                                    \
     t.silu_mul = {[](const BinaryArgs& a) { cpu::silu_mul(a, &cpu::isa::silu_mul); }, &cpu::silu_mul_covers, #isa}; \

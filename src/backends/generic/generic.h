@@ -28,6 +28,16 @@ bool linear_backward_covers(const LinearBackwardArgs& args);
 
 void rms_norm(const RmsNormArgs& args);
 bool rms_norm_covers(const RmsNormArgs& args);
+// x [rows, d] (contiguous f32) / sqrt(mean of the row's squares + eps) * weight[d] (or none), each a pass into
+// its own temporary; the result a new f32 temporary.
+Tensor rms_rows_f32(const Tensor& x, const Tensor* weight, double eps);
+// silu of x (contiguous f32) as a new f32 temporary: negate, exp, add one, reciprocal, multiply by x.
+Tensor silu_f32(const Tensor& x);
+
+// channel_rms_norm as the composition it replaces: the channels-last copy, rms_norm's rows, the silu passes and
+// the copy back.
+void channel_rms_norm(const ChannelNormArgs& args);
+bool channel_rms_norm_covers(const ChannelNormArgs& args);
 void rms_norm_backward(const RmsNormBackwardArgs& args);
 bool rms_norm_backward_covers(const RmsNormBackwardArgs& args);
 

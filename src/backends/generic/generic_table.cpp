@@ -18,6 +18,7 @@ const KernelTable* generic_kernels() {
     // The backward is the forward with the pads negated (a crop): the same fill-then-copy composition.
     t.constant_pad_nd_backward = {&generic::constant_pad_nd, &generic::constant_pad_nd_covers, "generic"};
     t.rms_norm = {&generic::rms_norm, &generic::rms_norm_covers, "generic"};
+    t.channel_rms_norm = {&generic::channel_rms_norm, &generic::channel_rms_norm_covers, "generic"};
     t.rms_norm_backward = {&generic::rms_norm_backward, &generic::rms_norm_backward_covers, "generic"};
     t.layer_norm = {&generic::layer_norm, &generic::layer_norm_covers, "generic"};
     t.group_norm = {&generic::group_norm, &generic::group_norm_covers, "generic"};

@@ -29,6 +29,14 @@ Tensor times_weight(const Tensor& x, const Tensor* weight) {
 
 }  // namespace
 
+Tensor rms_rows_f32(const Tensor& x, const Tensor* weight, double eps) {
+  const int64_t rows = x.size(0), d = x.size(1);
+  const Tensor inv = inverse_rms(x, eps);
+  Tensor y = empty_f32({rows, d});
+  binary(Binary::mul, x.data_as<float>(), inv.data_as<float>(), Broadcast::per_row, y.data_as<float>(), rows, d);
+  return times_weight(y, weight);
+}
+
 bool rms_norm_covers(const RmsNormArgs& a) { return computes(a.x.dtype()); }
 
 void rms_norm(const RmsNormArgs& a) {
@@ -43,10 +51,7 @@ void rms_norm(const RmsNormArgs& a) {
     from_f32(h, *a.sum_out);
     x = to_f32(*a.sum_out);
   }
-  const Tensor inv = inverse_rms(x, a.eps);
-  Tensor y = empty_f32({rows, d});
-  binary(Binary::mul, x.data_as<float>(), inv.data_as<float>(), Broadcast::per_row, y.data_as<float>(), rows, d);
-  from_f32(times_weight(y, a.weight), a.out);
+  from_f32(rms_rows_f32(x, a.weight, a.eps), a.out);
 }
 
 bool rms_norm_backward_covers(const RmsNormBackwardArgs& a) { return computes(a.x.dtype()); }

@@ -4,10 +4,8 @@
 #include "backends/generic/primitives.h"
 
 namespace fourfold::generic {
-namespace {
 
-// silu of x (contiguous f32) as a new f32 temporary. silu(-inf) = -inf * (1 / inf) = -inf * 0 = NaN, as the
-// reference's -inf / inf.
+// silu(-inf) = -inf * (1 / inf) = -inf * 0 = NaN, as the reference's -inf / inf.
 Tensor silu_f32(const Tensor& x) {
   const int64_t n = x.numel();
   Tensor neg = empty_f32(x.shape()), e = empty_f32(x.shape()), denom = empty_f32(x.shape());
@@ -19,8 +17,6 @@ Tensor silu_f32(const Tensor& x) {
   binary(Binary::mul, x.data_as<float>(), sig.data_as<float>(), Broadcast::none, y.data_as<float>(), 1, n);
   return y;
 }
-
-}  // namespace
 
 bool silu_covers(const UnaryArgs& a) { return computes(a.x.dtype()); }
 

@@ -156,6 +156,15 @@ inline int64_t attn_scratch_floats(int64_t e_pad, int64_t ev_pad) {
 // One row of rms_norm (kernels/rms_norm.cpp): h = x (+ residual), sum_out = h rounded to the row's type when
 // given, out = h * (mean(h^2) + eps)^(-1/2) * weight. Pointers to element 0 of the row, elements contiguous;
 // residual, weight and sum_out may be null.
+// A run of positions of a channel-first tensor (kernels/channel_rms_norm.cpp): x and out at channel 0 of the
+// run's first position, channel c `stride` elements further on; weight [C] or null.
+struct ChannelNormRun {
+  const void* x;
+  const void* weight;
+  void* out;
+  int64_t stride;
+};
+
 struct RmsNormRow {
   const void* x;
   const void* residual;
@@ -340,6 +349,10 @@ struct MatmulRowsPlan {
   /* ---- fused decoder helpers and softmax backward (rms_norm.cpp, rotary.cpp, silu_mul.cpp,            \
      softmax_backward.cpp) */                                                                            \
   void rms_norm_row(const RmsNormRow& row, RowType type, int64_t d, double eps);                         \
+  /* channel_rms_norm over `positions` positions of `channels` channels each (silu: fused, of the value   \
+     rounded to the type). */                                                                             \
+  void channel_rms_norm_run(const ChannelNormRun& run, RowType type, int64_t channels, int64_t positions,  \
+                            double eps, bool silu);                                                       \
   /* Rotates the pairs of R = 2 * half elements, copies [R, d) when out is not x. */                      \
   void rotary_row(const RotaryRow& row, RowType type, int64_t half, int64_t d, bool interleaved);        \
   /* out[i] = gate[i] / (1 + exp(-gate[i])) * up[i]. */                                                  \

@@ -74,6 +74,9 @@ template <bool kNonPositive = false>
   return x != x ? x : y;
 }
 
+// silu(x) = x / (1 + exp(-x)), PyTorch's form, so that silu(-inf) is -inf / inf = NaN as on the other tiers.
+inline vf vsilu(vf x) { return x / (splat(1.0f) + vexp(-x)); }
+
 template <RowType T>
 float load1(const void* p, int64_t i) {
   if constexpr (T == RowType::f32) return static_cast<const float*>(p)[i];

@@ -6,9 +6,10 @@
 //
 // The blocks, by level:
 // - amx: 32 weight rows x 32 rows of x on four C tiles, the weight rows loaded as A tiles (TDPBF16PS).
-// - avx512bf16: 8 weight rows x 32 (or 16) rows of x in 16 (8) zmm accumulators: each weight pair (k, k + 1)
-//   broadcast as one dword from its row and vdpbf16ps'd against the vector of 16 rows' pairs at that step (bf16
-//   rows), or widened to two f32 and FMA'd against the rows' f32 elements (f32 rows, packed as f32 here).
+// - avx512bf16: 8 weight rows x 32 (or 24, 16, 8) rows of x in 16 (8 + 8 ymm, 8, 8 ymm) accumulators: each
+//   weight pair (k, k + 1) broadcast as one dword from its row and vdpbf16ps'd against the vector of 16 (8) rows'
+//   pairs at that step (bf16 rows), or widened to two f32 and FMA'd against the rows' f32 elements (f32 rows,
+//   packed as f32 here).
 // - the others: a scalar emulation of the same sums (tests run the path on every host).
 //
 // Precision: every product of a bf16 weight with a term is exact in f32 and the sums are f32 (the vdpbf16ps
@@ -74,18 +75,55 @@ void direct_block(const uint8_t* w, int64_t w_ld, const uint32_t* x, int64_t ste
 // path's kc blocks, so that a K = 4096 row's f32 error stays near a short one's.
 constexpr int64_t kChunkSteps = 256;
 
-// The vector blocks' scaffolding: out[r * ldo + 16 v + j] = the sum over `steps` of what step(acc, p) adds to
-// acc[r][v] (kBlockRows weight rows, V vectors of 16 rows of x), in chunks of kChunkSteps; each step reads 4
+// The blocks' vectors: 16 rows of x in a zmm, or 8 in a ymm for what is left of a group past its whole 16s. Zen 4
+// runs a zmm op as two ymm halves, so a ymm vdpbf16ps costs half a zmm one: with uneven MoE experts (18-54 rows
+// in a 512-token prefill of the qwen3-30b-a3b preset) vectors of 16 rows did 22-26% more lane work than the rows
+// needed, vectors of 8 11%.
+struct Zmm {
+  using F = __m512;
+  using I = __m512i;
+  static constexpr int kRows = 16;
+  static F zero() { return _mm512_setzero_ps(); }
+  static F loadf(const float* p) { return _mm512_loadu_ps(p); }
+  static void storef(float* p, F v) { _mm512_storeu_ps(p, v); }
+  static F add(F a, F b) { return _mm512_add_ps(a, b); }
+  static I loadi(const uint32_t* p) { return _mm512_loadu_si512(p); }
+  static I set1(uint32_t v) { return _mm512_set1_epi32(static_cast<int>(v)); }
+  static F dot(F acc, I w, I x) { return _mm512_dpbf16_ps(acc, (__m512bh)w, (__m512bh)x); }
+  static F fma(F a, F b, F acc) { return _mm512_fmadd_ps(a, b, acc); }
+  // (maskz with every lane: GCC 12's unmasked shift warns of an undefined pass-through operand.)
+  static F even(I pair) { return _mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, pair, 16)); }
+  static F odd(I pair) { return _mm512_castsi512_ps(_mm512_and_si512(pair, set1(0xffff0000u))); }
+};
+
+struct Ymm {
+  using F = __m256;
+  using I = __m256i;
+  static constexpr int kRows = 8;
+  static F zero() { return _mm256_setzero_ps(); }
+  static F loadf(const float* p) { return _mm256_loadu_ps(p); }
+  static void storef(float* p, F v) { _mm256_storeu_ps(p, v); }
+  static F add(F a, F b) { return _mm256_add_ps(a, b); }
+  static I loadi(const uint32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+  static I set1(uint32_t v) { return _mm256_set1_epi32(static_cast<int>(v)); }
+  static F dot(F acc, I w, I x) { return _mm256_dpbf16_ps(acc, (__m256bh)w, (__m256bh)x); }
+  static F fma(F a, F b, F acc) { return _mm256_fmadd_ps(a, b, acc); }
+  static F even(I pair) { return _mm256_castsi256_ps(_mm256_slli_epi32(pair, 16)); }
+  static F odd(I pair) { return _mm256_castsi256_ps(_mm256_and_si256(pair, set1(0xffff0000u))); }
+};
+
+// The vector blocks' scaffolding: out[r * ldo + Vec::kRows v + j] = the sum over `steps` of what step(acc, p)
+// adds to acc[r][v] (kBlockRows weight rows, V vectors of rows of x), in chunks of kChunkSteps; each step reads 4
 // bytes of every weight row (row stride w_ld), whose line lasts 16 steps: the one 1 KiB further along each row is
 // asked for as a line starts.
-template <int V, class Step>
+template <class Vec, int V, class Step>
 [[gnu::always_inline]] inline void direct_block(const uint8_t* w, int64_t w_ld, int64_t steps, float* out, int64_t ldo,
                                                 const Step& step) {
   for (int64_t p0 = 0; p0 < steps; p0 += kChunkSteps) {
     const int64_t p1 = std::min(steps, p0 + kChunkSteps);
-    __m512 acc[kBlockRows][V];
+    typename Vec::F acc[kBlockRows][V];
     for (auto& row : acc)
-      for (__m512& a : row) a = _mm512_setzero_ps();
+      for (auto& a : row) a = Vec::zero();
     for (int64_t p = p0; p < p1; ++p) {
       if ((p & 15) == 0)
         for (int r = 0; r < kBlockRows; ++r) _mm_prefetch(reinterpret_cast<const char*>(w + r * w_ld + 4 * p + 1024), _MM_HINT_T0);
@@ -93,63 +131,70 @@ template <int V, class Step>
     }
     for (int r = 0; r < kBlockRows; ++r)
       for (int v = 0; v < V; ++v) {
-        float* dst = out + r * ldo + 16 * v;
-        _mm512_storeu_ps(dst, p0 == 0 ? acc[r][v] : _mm512_add_ps(_mm512_loadu_ps(dst), acc[r][v]));
+        float* dst = out + r * ldo + Vec::kRows * v;
+        Vec::storef(dst, p0 == 0 ? acc[r][v] : Vec::add(Vec::loadf(dst), acc[r][v]));
       }
   }
 }
 
 // bf16 weights (one step per pair of k) against T terms of bf16 pair panels (term t at x + t * term_stride, the
 // step's 32 pairs at + 32 p): each weight pair broadcast as one dword where it lies, vdpbf16ps'd.
-template <int V, int T>
+template <class Vec, int V, int T>
 void dot_block(const uint8_t* w, int64_t w_ld, const uint32_t* x, int64_t steps, int64_t term_stride, float* out,
                int64_t ldo) {
-  direct_block<V>(w, w_ld, steps, out, ldo, [&](__m512 (&acc)[kBlockRows][V], int64_t p) __attribute__((always_inline)) {
-    __m512i xv[T][V];
+  using Acc = typename Vec::F[kBlockRows][V];
+  direct_block<Vec, V>(w, w_ld, steps, out, ldo, [&](Acc& acc, int64_t p) __attribute__((always_inline)) {
+    typename Vec::I xv[T][V];
     for (int t = 0; t < T; ++t)
-      for (int v = 0; v < V; ++v) xv[t][v] = _mm512_loadu_si512(x + t * term_stride + p * 32 + 16 * v);
+      for (int v = 0; v < V; ++v) xv[t][v] = Vec::loadi(x + t * term_stride + p * 32 + Vec::kRows * v);
 #pragma GCC unroll 8
     for (int r = 0; r < kBlockRows; ++r) {
       uint32_t pair;
       std::memcpy(&pair, w + r * w_ld + 4 * p, 4);
-      const __m512bh b = (__m512bh)_mm512_set1_epi32(static_cast<int>(pair));
+      const typename Vec::I b = Vec::set1(pair);
       for (int t = 0; t < T; ++t)
-        for (int v = 0; v < V; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], b, (__m512bh)xv[t][v]);
+        for (int v = 0; v < V; ++v) acc[r][v] = Vec::dot(acc[r][v], b, xv[t][v]);
     }
   });
 }
 
 // bf16 weights against f32 rows of x held as f32 (pack_terms: the slots of terms 0 and 1 hold each pair's even
 // and odd element): each weight pair broadcast, widened to its two exact f32 (a shift, a mask) and multiplied in
-// f32 FMAs, two per vector of 16 rows, where three bf16 terms would take three vdpbf16ps per pair. (Widening each
+// f32 FMAs, two per vector of rows, where three bf16 terms would take three vdpbf16ps per pair. (Widening each
 // chunk of the weight rows into an L1 panel first and broadcasting f32 from it measured slower on Zen 4: 67-78
 // against 86-101 GFLOP/s.) Products round as the packed path's FMAs do.
-template <int V>
+template <class Vec, int V>
 void fma_block(const uint8_t* w, int64_t w_ld, const uint32_t* x, int64_t steps, int64_t term_stride, float* out,
                int64_t ldo) {
-  const __m512i high = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
   const float* even = reinterpret_cast<const float*>(x);
   const float* odd = reinterpret_cast<const float*>(x + term_stride);
-  direct_block<V>(w, w_ld, steps, out, ldo, [&](__m512 (&acc)[kBlockRows][V], int64_t p) __attribute__((always_inline)) {
-    __m512 xe[V], xo[V];
+  using Acc = typename Vec::F[kBlockRows][V];
+  direct_block<Vec, V>(w, w_ld, steps, out, ldo, [&](Acc& acc, int64_t p) __attribute__((always_inline)) {
+    typename Vec::F xe[V], xo[V];
     for (int v = 0; v < V; ++v) {
-      xe[v] = _mm512_loadu_ps(even + p * 32 + 16 * v);
-      xo[v] = _mm512_loadu_ps(odd + p * 32 + 16 * v);
+      xe[v] = Vec::loadf(even + p * 32 + Vec::kRows * v);
+      xo[v] = Vec::loadf(odd + p * 32 + Vec::kRows * v);
     }
 #pragma GCC unroll 8
     for (int r = 0; r < kBlockRows; ++r) {
       uint32_t pair;
       std::memcpy(&pair, w + r * w_ld + 4 * p, 4);
-      const __m512i b = _mm512_set1_epi32(static_cast<int>(pair));
-      // (maskz with every lane: GCC 12's unmasked shift warns of an undefined pass-through operand.)
-      const __m512 we = _mm512_castsi512_ps(_mm512_maskz_slli_epi32(0xffff, b, 16));
-      const __m512 wo = _mm512_castsi512_ps(_mm512_and_si512(b, high));
+      const typename Vec::I b = Vec::set1(pair);
+      const typename Vec::F we = Vec::even(b), wo = Vec::odd(b);
       for (int v = 0; v < V; ++v) {
-        acc[r][v] = _mm512_fmadd_ps(we, xe[v], acc[r][v]);
-        acc[r][v] = _mm512_fmadd_ps(wo, xo[v], acc[r][v]);
+        acc[r][v] = Vec::fma(we, xe[v], acc[r][v]);
+        acc[r][v] = Vec::fma(wo, xo[v], acc[r][v]);
       }
     }
   });
+}
+
+// A group's rows [lane0, lane0 + Vec::kRows * V) on the dot (one term) or FMA (f32 rows) block.
+template <class Vec, int V>
+void vector_block(const uint8_t* w, int64_t w_ld, const DirectRows& x, const uint32_t* xg, int64_t steps, int lane0,
+                  float* ct) {
+  if (x.terms == 1) dot_block<Vec, V, 1>(w, w_ld, xg + lane0, steps, x.term_stride, ct + lane0, 32);
+  else fma_block<Vec, V>(w, w_ld, xg + lane0, steps, x.term_stride, ct + lane0, 32);
 }
 #endif
 
@@ -160,12 +205,16 @@ void block(const uint8_t* w, int64_t w_ld, const DirectRows& x, const uint32_t* 
   (void)valid;
   direct_block(w, w_ld, xg, steps, x.term_stride, x.terms, ct);
 #elif defined(__AVX512BF16__)
-  if (x.terms == 1) {
-    if (valid > 16) dot_block<2, 1>(w, w_ld, xg, steps, x.term_stride, ct, 32);
-    else dot_block<1, 1>(w, w_ld, xg, steps, x.term_stride, ct, 32);
+  // Rows in vectors of 16, and a last 8 in a ymm (rows past `valid` are zeros, their sums unused).
+  if (valid > 24) {
+    vector_block<Zmm, 2>(w, w_ld, x, xg, steps, 0, ct);
+  } else if (valid > 16) {
+    vector_block<Zmm, 1>(w, w_ld, x, xg, steps, 0, ct);
+    vector_block<Ymm, 1>(w, w_ld, x, xg, steps, 16, ct);
+  } else if (valid > 8) {
+    vector_block<Zmm, 1>(w, w_ld, x, xg, steps, 0, ct);
   } else {
-    if (valid > 16) fma_block<2>(w, w_ld, xg, steps, x.term_stride, ct, 32);
-    else fma_block<1>(w, w_ld, xg, steps, x.term_stride, ct, 32);
+    vector_block<Ymm, 1>(w, w_ld, x, xg, steps, 0, ct);
   }
 #else
   // The same sums one product pair at a time.

@@ -10,7 +10,7 @@ import sys
 
 import torch
 
-from . import end_to_end
+from . import end_to_end, vae_workload
 from .check import DEFAULT_SUITES, CheckOptions, run_check
 from .records import write
 
@@ -36,6 +36,9 @@ def _parser():
     c.add_argument("--e2e-repeats", type=int, default=3, help="samples per throughput figure")
     c.add_argument("--e2e-reference", default="float64", choices=["float64", "float32"],
                    help="dtype of the CPU run the logits are judged against (float32 for a model too big)")
+    c.add_argument("--vae-model", help="the VAE workload on this diffusers AutoencoderKLWan folder (as fourfold check's "
+                   "--vae-model; without it, pass --no-vae to fourfold check)")
+    c.add_argument("--vae-repeats", type=int, default=3, help="timed tiled decodes of the VAE figure")
     v = sub.add_parser("vae-decode", help="diffusers' Wan VAE decode of .npy latents, timed (a peer of fourfold vae decode)")
     v.add_argument("--model", required=True, help="a diffusers AutoencoderKLWan folder")
     v.add_argument("--latents", required=True, help="latents [1, z_dim, T, h, w] as .npy (float32)")
@@ -68,13 +71,17 @@ def main(argv=None):
         torch.set_num_threads(a.threads)
     if a.model and not os.path.isfile(os.path.join(a.model, "config.json")):
         parser.error(f"argument --model: expected a Hugging Face folder with config.json, found '{a.model}'")
+    if a.vae_model and not os.path.isfile(os.path.join(a.vae_model, "config.json")):
+        parser.error(f"argument --vae-model: expected a diffusers folder with config.json, found '{a.vae_model}'")
+    _positive(parser, "--vae-repeats", a.vae_repeats)
     e2e = None
     if a.model:
         e2e = end_to_end.Options(a.model, a.seed, a.e2e_prefill, a.e2e_contexts, 8, a.e2e_repeats, 16, 32,
                                  reference=a.e2e_reference)
     o = CheckOptions(device=a.device, compile=a.compile, suites=a.suite, repeats=a.repeats,
                      rows_per_suite=a.rows_per_suite, reference_cap=a.reference_cap, seed=a.seed,
-                     rotate_bytes=0 if a.hot else 128 << 20, e2e=e2e)
+                     rotate_bytes=0 if a.hot else 128 << 20, e2e=e2e,
+                     vae=vae_workload.Options(a.vae_model, a.seed, repeats=a.vae_repeats) if a.vae_model else None)
     records, skips = run_check(o)
     os.makedirs(a.out, exist_ok=True)
     path = os.path.join(a.out, "records.json")

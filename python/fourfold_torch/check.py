@@ -1,13 +1,13 @@
 """One PyTorch build's four records on fourfold's check workload (src/check/check_runner.cpp): the same
 rows of the same suites on the same seeded inputs, the same memory workload and, with a model folder, the
-same end-to-end figures, under a workload description equal to fourfold's, so compare accepts the pair."""
+same end-to-end figures (with a diffusers VAE folder, the same VAE workload), under a workload description equal to fourfold's, so compare accepts the pair."""
 
 import sys
 from dataclasses import dataclass, field
 
 import torch
 
-from . import end_to_end, op_calls
+from . import end_to_end, op_calls, vae_workload
 from .error_metrics import compare_to_reference
 from .memory import measure_memory, pad_memory_workload
 from .op_cost import op_cost, rotation_copies, rotation_seed, selected_cases
@@ -34,6 +34,7 @@ class CheckOptions:
     rotate_bytes: int = 128 << 20
     memory_tiles: int = 48
     e2e: end_to_end.Options = None
+    vae: vae_workload.Options = None
 
 
 @dataclass
@@ -107,13 +108,12 @@ def run_check(o, say=lambda m: print(m, file=sys.stderr)):
     say("memory workload")
     memory = memory_record(measure_memory(pad_memory_workload(o.memory_tiles, o.seed, device), device))
     w = workload("op_suite", "+".join(o.suites), o.seed, shapes, o.repeats)
-    throughput = model_memory = None
+    throughput = model_memory = vae_throughput = vae_memory = None
     end_to_end_rows = []
     if o.e2e is not None:
         result = end_to_end.run(o.e2e, device, o.compile, say)
         w["context_lengths"] = list(o.e2e.decode_contexts)
-        shapes.append(result.shape_line)
-        w["shapes"] = shapes
+        w["shapes"].append(result.shape_line)
         w["config_hash"] = result.config_hash
         for d in result.dtypes:
             if d not in dtypes:
@@ -121,10 +121,15 @@ def run_check(o, say=lambda m: print(m, file=sys.stderr)):
         throughput, model_memory = result.throughput, memory_record(result.memory)
         end_to_end_rows.append(result.logits)
         skips.extend(result.skips)
+    if o.vae is not None:
+        vae = vae_workload.run(o.vae, device, o.compile, say)
+        w["shapes"].append("vae: " + vae.shape_line)
+        vae_throughput, vae_memory = vae.throughput, memory_record(vae.memory)
+        end_to_end_rows.extend([vae.decode, vae.round_trip])
     say("probing the device again")
     after = {"read_bandwidth_gb_per_s": read_bandwidth_gb_per_s_or_none(device), "thread_latency_ns": None}
     manifest = torch_manifest(device, device_text, w, dtypes, o.compile, before, after)
     manifest["skipped"] = [s.__dict__ for s in skips]
     op_time = {"peak_read_gb_per_s": roof.read_gbs, "peak_gflop_per_s": roof.gflops, "rows": op_rows}
     return record_set(manifest, throughput, op_time, {"ops": correct_rows, "end_to_end": end_to_end_rows}, memory,
-                      model_memory), skips
+                      model_memory, vae_throughput, vae_memory), skips

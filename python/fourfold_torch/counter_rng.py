@@ -55,6 +55,15 @@ def uniform_f64(seed, count, low, high):
     return low + (high - low) * u
 
 
+def counter_normal(seed, count):
+    """Tensor::fill_normal's N(0, 1) values before the store (counter_normal: Box-Muller on u(seed, 2i) and
+    u(seed, 2i + 1)), float64."""
+    i = np.arange(count, dtype=np.uint64) * np.uint64(2)
+    u1 = 1.0 - counter_uniform(seed, i)   # (0, 1]: log is finite
+    u2 = counter_uniform(seed, i + np.uint64(1))
+    return np.sqrt(-2.0 * np.log(u1)) * np.cos(2.0 * np.pi * u2)
+
+
 def synthetic_prompt(n, vocab, seed):
     """model::synthetic_prompt (src/model/generation.cpp): the check's prompt token ids."""
     mask = (1 << 64) - 1

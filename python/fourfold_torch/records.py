@@ -52,9 +52,11 @@ def memory_record(m):
     return out
 
 
-def record_set(manifest, throughput=None, op_time=None, correctness=None, memory=None, model_memory=None):
+def record_set(manifest, throughput=None, op_time=None, correctness=None, memory=None, model_memory=None,
+               vae_throughput=None, vae_memory=None):
     return {"schema": SCHEMA, "kind": "record_set", "manifest": manifest, "throughput": throughput,
-            "op_time": op_time, "correctness": correctness, "memory": memory, "model_memory": model_memory}
+            "op_time": op_time, "correctness": correctness, "memory": memory, "model_memory": model_memory,
+            "vae_throughput": vae_throughput, "vae_memory": vae_memory}
 
 
 def write(path, doc):

@@ -1,5 +1,6 @@
 """The driver's records as fourfold compare reads them: same workload, rows paired, producer in the header,
-counted skips, refusals by fourfold's rule, and the end-to-end workload on a folder written by transformers."""
+counted skips, refusals by fourfold's rule, the end-to-end workload on a folder written by transformers and the
+VAE workload on one written by diffusers."""
 
 import json
 import os
@@ -92,6 +93,32 @@ def test_end_to_end_on_a_transformers_folder_compares_with_fourfold(fourfold, tm
     out = fourfold("compare", str(tmp_path / "ff" / "candidate.json"), str(tmp_path / "pt" / "records.json"), check=False)
     assert out.returncode in (0, 1), out.stdout + out.stderr
     assert "== Throughput" in out.stdout and "logits" in out.stdout
+
+
+def test_vae_workload_on_a_diffusers_folder_compares_with_fourfold(fourfold, tmp_path):
+    pytest.importorskip("diffusers")
+    vae = os.path.join(REPO, "tests", "data", "diffusers", "wan2.1_tiny")
+    args = ["--suite", "softmax", "--rows-per-suite", "1", "--repeats", "1", "--vae-model", vae, "--vae-repeats", "1"]
+    fourfold("check", *args, "--no-end-to-end", "--out", str(tmp_path / "ff"))
+    cmd = [sys.executable, "-m", "fourfold_torch", "check", *args, "--out", str(tmp_path / "pt")]
+    run = subprocess.run(cmd, capture_output=True, text=True, timeout=600, cwd=REPO,
+                         env=dict(os.environ, PYTHONPATH=os.path.join(REPO, "python")))
+    assert run.returncode == 0, run.stderr
+    ours = json.loads((tmp_path / "ff" / "candidate.json").read_text())
+    records = json.loads((tmp_path / "pt" / "records.json").read_text())
+    assert records["manifest"]["workload"]["shapes"] == ours["manifest"]["workload"]["shapes"]
+    row, our_row = records["vae_throughput"]["rows"][0], ours["vae_throughput"]["rows"][0]
+    key = ("name", "frames", "height", "width", "tiles")
+    assert [row[k] for k in key] == [our_row[k] for k in key] == ["tiled decode", 9, 96, 96, 4]
+    assert row["pad_calls"] > 0 and len(row["samples_frames_per_s"]) == 1
+    figures = {r["name"]: r for r in records["correctness"]["end_to_end"]}
+    assert figures["vae_decode"]["psnr_db"] > 100   # float32 against the same model in float64
+    assert isinstance(figures["vae_round_trip"]["psnr_db"], float)
+    m = records["vae_memory"]
+    assert m["process_peak_bytes"] >= m["present_before_bytes"] > 0 and m["allocated_peak_bytes"] > 0
+    out = fourfold("compare", str(tmp_path / "ff" / "candidate.json"), str(tmp_path / "pt" / "records.json"), check=False)
+    assert out.returncode in (0, 1), out.stdout + out.stderr
+    assert "VAE" in out.stdout and "vae_decode" in out.stdout
 
 
 def _cli(*args):

@@ -8,6 +8,7 @@ from conftest import REPO
 from fourfold_torch.counter_rng import counter_bits, synthetic_prompt
 from fourfold_torch.golden import tensor_hex
 from fourfold_torch.op_calls import bench_tensor, uniform_tensor
+from fourfold_torch.vae_workload import seeded_latents, synthetic_scene
 
 with open(os.path.join(REPO, "tests", "data", "bench_inputs", "golden.json"), encoding="utf-8") as f:
     GOLDEN = json.load(f)
@@ -36,3 +37,14 @@ def test_fill_uniform_scales_and_prompts_match():
 def test_chunked_generation_equals_one_pass():
     from fourfold_torch.counter_rng import bench_values_f32
     assert (bench_values_f32(5, 1000, 2.0, chunk=7) == bench_values_f32(5, 1000, 2.0)).all()
+
+
+def test_vae_latents_and_scene_match():
+    assert len(GOLDEN["vae_latents"]) >= 2
+    for e in GOLDEN["vae_latents"]:
+        with open(os.path.join(REPO, "tests", "data", "diffusers", e["config"], "config.json"), encoding="utf-8") as f:
+            config = json.load(f)
+        z = seeded_latents(config, e["frames"], e["height"], e["width"], e["seed"])
+        assert tensor_hex(z) == e["hex"], e["config"]
+    s = GOLDEN["vae_scene"]
+    assert tensor_hex(synthetic_scene(s["frames"], s["height"], s["width"], s["seed"])) == s["hex"]

@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -12,6 +13,8 @@
 #include "check/op_bench.h"
 #include "core/counter_rng.h"
 #include "model/generation.h"
+#include "model/vae/synthetic_inputs.h"
+#include "model/vae/wan_vae_config.h"
 
 namespace fourfold {
 namespace {
@@ -65,6 +68,25 @@ TEST(BenchInputsGolden, SyntheticPromptsMatch) {
   for (const auto& e : g["synthetic_prompts"])
     EXPECT_EQ(model::synthetic_prompt(e["n"].get<int64_t>(), e["vocab"].get<int64_t>(), e["seed"].get<uint64_t>()),
               e["ids"].get<std::vector<int64_t>>());
+}
+
+TEST(BenchInputsGolden, VaeLatentsAndSceneMatch) {
+  const nlohmann::json g = golden();
+  ASSERT_GE(g["vae_latents"].size(), 2u);
+  for (const auto& e : g["vae_latents"]) {
+    const std::string file = std::string(FOURFOLD_TEST_DATA_DIR) + "/diffusers/" + e["config"].get<std::string>() + "/config.json";
+    std::ifstream in(file);
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const model::WanVaeConfig c = model::parse_wan_vae_config(text, file);
+    ASSERT_FALSE(c.latents_std.empty()) << file;   // the statistics are part of what is pinned
+    const Tensor z = model::seeded_latents(c, e["frames"].get<int64_t>(), e["height"].get<int64_t>(),
+                                           e["width"].get<int64_t>(), e["seed"].get<uint64_t>());
+    EXPECT_EQ(hex_of(z), e["hex"].get<std::string>()) << e["config"] << " seed " << e["seed"];
+  }
+  const nlohmann::json& s = g["vae_scene"];
+  const Tensor scene = model::synthetic_scene(s["frames"].get<int64_t>(), s["height"].get<int64_t>(),
+                                              s["width"].get<int64_t>(), s["seed"].get<uint64_t>());
+  EXPECT_EQ(hex_of(scene), s["hex"].get<std::string>());
 }
 
 }  // namespace

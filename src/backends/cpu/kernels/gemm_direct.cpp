@@ -386,6 +386,11 @@ int64_t gemm_direct_max_rows(RowType a, int64_t k) {
 // blocks), or none.
 bool gemm_direct_covers(const GemmOperand& a, const GemmOperand& b, int64_t rows, int64_t cols, int64_t k) {
   const bool fp8 = b.type == RowType::e4m3 || b.type == RowType::e5m2;
+#if defined(__AMX_TILE__) && defined(__AMX_BF16__)
+  // The tiles take f32 rows as three bf16 terms, and an infinite weight times a term that is zero gives NaN where
+  // the product is infinite: e5m2's infinities keep f32 rows on the packed path here (FMAs on the widened codes).
+  if (b.type == RowType::e5m2 && a.type == RowType::f32) return false;
+#endif
   const bool weight_ok = fp8 ? b.scale == nullptr || b.scale_rg == kGemmWholeGroup || b.scale_rg % kFp8Chunk == 0
                              : b.type == RowType::bf16 && b.scale == nullptr;
   return weight_ok && b.rs == 1 && a.scale == nullptr && (a.type == RowType::bf16 || a.type == RowType::f32) && k > 0 &&

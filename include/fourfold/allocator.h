@@ -38,7 +38,10 @@ inline constexpr size_t kAllocationAlignment = 64;
 
 // Size-bucketed free lists (exact match on the rounded size), 64-byte alignment, thread-safe.
 // Rounding: up to 64 KiB to multiples of 64 bytes; above, to a quarter of the enclosing power of two,
-// which bounds the waste at 25% and lets a repeated workload of varying shapes hit the cache.
+// which bounds the waste at 25% and lets a repeated workload of varying shapes hit the cache. Above 64 KiB,
+// where the exact list is empty, the smallest cached block of at most twice the rounded size serves the
+// request (and returns to its own list): a workload whose shapes shrink, like the edge tiles of a tiled VAE
+// decode, reuses what it holds instead of reserving more; such a block wastes up to half its size while live.
 class CachingAllocator final : public Allocator {
  public:
   CachingAllocator();

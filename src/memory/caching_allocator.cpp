@@ -1,4 +1,5 @@
-// The CPU caching allocator: rounded sizes, exact-size free lists, statistics for the memory record.
+// The CPU caching allocator: rounded sizes, exact-size free lists (a larger cached block where the exact list is
+// empty), statistics for the memory record.
 #include <bit>
 #include <cstdlib>
 #include <map>
@@ -36,10 +37,25 @@ void* system_allocate(size_t rounded) {
 struct CachingAllocator::State {
   mutable std::mutex mutex;
   std::map<size_t, std::vector<void*>> free_lists;   // rounded size -> cached blocks
-  std::unordered_map<void*, size_t> live;            // block -> requested size (to count allocated bytes)
+  struct Live {
+    size_t requested;   // to count allocated bytes
+    size_t block;       // the free list it returns to: its rounded size, or a larger cached block's
+  };
+  std::unordered_map<void*, Live> live;
   AllocatorStats stats;
   uint64_t cached_bytes = 0;
   uint64_t limit = 0;
+
+  // A cached block of at most twice `rounded` when none of that size is cached: a workload whose shapes shrink
+  // (the edge tiles of a tiled VAE decode) reuses what it already holds instead of reserving more. Small sizes
+  // stay exact: their lists are many and cheap to fill.
+  static constexpr size_t kLargerBlockFrom = 64 * 1024;
+  std::map<size_t, std::vector<void*>>::iterator larger_cached(size_t rounded) {
+    if (rounded <= kLargerBlockFrom) return free_lists.end();
+    for (auto it = free_lists.upper_bound(rounded); it != free_lists.end() && it->first <= 2 * rounded; ++it)
+      if (!it->second.empty()) return it;
+    return free_lists.end();
+  }
 
   void release_cache_locked() {
     for (auto& [size, blocks] : free_lists) {
@@ -80,11 +96,14 @@ void* CachingAllocator::allocate(size_t bytes) {
   std::lock_guard lock(s.mutex);
   ++s.stats.allocations;
   void* p = nullptr;
+  size_t block = rounded;
   auto it = s.free_lists.find(rounded);
-  if (it != s.free_lists.end() && !it->second.empty()) {
+  if (it == s.free_lists.end() || it->second.empty()) it = s.larger_cached(rounded);
+  if (it != s.free_lists.end()) {
     p = it->second.back();
     it->second.pop_back();
-    s.cached_bytes -= rounded;
+    block = it->first;
+    s.cached_bytes -= block;
     ++s.stats.cache_hits;
   } else {
     ++s.stats.cache_misses;
@@ -109,7 +128,7 @@ void* CachingAllocator::allocate(size_t bytes) {
     s.stats.reserved_bytes += rounded;
     s.stats.reserved_peak_bytes = std::max(s.stats.reserved_peak_bytes, s.stats.reserved_bytes);
   }
-  s.live.emplace(p, bytes);
+  s.live.emplace(p, State::Live{bytes, block});
   s.stats.allocated_bytes += bytes;
   s.stats.allocated_peak_bytes = std::max(s.stats.allocated_peak_bytes, s.stats.allocated_bytes);
   return p;
@@ -125,13 +144,12 @@ void CachingAllocator::deallocate(void* ptr, size_t /*bytes*/) {
     std::fprintf(stderr, "CachingAllocator::deallocate: pointer %p was not allocated here\n", ptr);
     std::abort();
   }
-  const size_t requested = it->second;
+  const State::Live block = it->second;
   s.live.erase(it);
-  const size_t rounded = round_size(requested);
-  s.stats.allocated_bytes -= requested;
+  s.stats.allocated_bytes -= block.requested;
   ++s.stats.frees;
-  s.free_lists[rounded].push_back(ptr);
-  s.cached_bytes += rounded;
+  s.free_lists[block.block].push_back(ptr);
+  s.cached_bytes += block.block;
 }
 
 AllocatorStats CachingAllocator::stats() const {

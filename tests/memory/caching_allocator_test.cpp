@@ -80,6 +80,46 @@ TEST(CachingAllocator, TensorsAllocateThroughTheProcessAllocator) {
   EXPECT_GT(a.stats().frees, before.frees);
 }
 
+// A shrinking workload (the edge tiles of a tiled decode) reuses the larger blocks it holds instead of reserving
+// more: an empty exact list takes the smallest cached block of at most twice the size, which returns to its own
+// list when freed. Small sizes and blocks more than twice too large still go to the system.
+TEST(CachingAllocator, ALargerCachedBlockServesASmallerRequest) {
+  CachingAllocator a;
+  constexpr size_t kBig = 1 << 20, kSmaller = 700 * 1024, kTooSmall = 400 * 1024;
+  void* big = a.allocate(kBig);
+  a.deallocate(big, kBig);
+  const uint64_t reserved = a.stats().reserved_bytes;
+  void* p = a.allocate(kSmaller);   // 768 KiB rounded: no list of its own, the 1 MiB block serves it
+  EXPECT_EQ(p, big);
+  EXPECT_EQ(a.stats().reserved_bytes, reserved);
+  EXPECT_EQ(a.stats().allocated_bytes, kSmaller);
+  EXPECT_EQ(a.stats().cache_hits, 1u);
+  void* q = a.allocate(kSmaller);   // the block is in use: a block of its own size from the system
+  EXPECT_NE(q, big);
+  EXPECT_EQ(a.stats().reserved_bytes, reserved + CachingAllocator::round_size(kSmaller));
+  a.deallocate(p, kSmaller);
+  a.deallocate(q, kSmaller);
+  EXPECT_EQ(a.allocate(kBig), big);   // back in the 1 MiB list, not in the 768 KiB one
+  EXPECT_EQ(a.allocate(kSmaller), q);   // the exact list comes first
+  void* r = a.allocate(kTooSmall);      // 448 KiB: the 768 KiB block would do, but both cached blocks are in use
+  EXPECT_TRUE(r != big && r != q);
+  a.deallocate(r, kTooSmall);
+  a.deallocate(q, kSmaller);
+  a.deallocate(big, kBig);
+  const uint64_t before_small = a.stats().reserved_bytes;
+  void* s = a.allocate(32 * 1024);      // small sizes stay exact: from the system, though larger blocks are cached
+  EXPECT_EQ(a.stats().reserved_bytes, before_small + 32 * 1024);
+  a.deallocate(s, 32 * 1024);
+  void* t = a.allocate(300 * 1024);     // 320 KiB: the cached 448 KiB block is within 2x, 768 KiB and 1 MiB are not
+  EXPECT_EQ(t, r);
+  a.deallocate(t, 300 * 1024);
+  const uint64_t before_far = a.stats().reserved_bytes;
+  void* u = a.allocate(100 * 1024);     // 112 KiB: every cached block is more than twice that
+  EXPECT_EQ(a.stats().reserved_bytes, before_far + CachingAllocator::round_size(100 * 1024));
+  a.deallocate(u, 100 * 1024);
+  EXPECT_EQ(a.stats().allocated_bytes, 0u);
+}
+
 // Blocks of 2 MiB and more come 2 MiB aligned and advised as huge pages; the advice must not change what the
 // caller gets: every byte writable, the statistics as for any block, the block reused from the cache.
 TEST(CachingAllocator, HugePageBlocksAreAlignedAndBehaveAsAnyOther) {

@@ -43,11 +43,13 @@ TEST(VaeCommand, RoundTripReadsPngFramesAndComparesAgainstThem) {
   EXPECT_EQ(read_png_frames(out).size(2), 10);   // decoded_* and input_* frames, 5 each
 }
 
-TEST(VaeCommand, TiledDecodePrintsAProgressLinePerTile) {
+TEST(VaeCommand, TiledDecodePrintsAProgressLineWithTheReservedBytesPerTile) {
   const auto r = fourfold("vae decode --model " + kTiny.string() +
                           " --latent-frames 1 --latent-height 4 --latent-width 6 --tile 32 --tile-stride 16");
   ASSERT_EQ(r.status, 0) << r.out;
-  EXPECT_NE(r.out.find("decode: tile 6/6 done"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("decode: tile 6/6 done, allocator reserved"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("memory (allocator) per tile: reserved after tile 1"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("growth from tile 2 on"), std::string::npos) << r.out;
   EXPECT_NE(r.out.find("throughput: 1 frames of 48x32"), std::string::npos) << r.out;
 }
 

@@ -2,7 +2,9 @@
 // built in memory, writing PNG frames and printing the records: frames/s and megapixels/s, time per op (the
 // conv and pad rows), round-trip PSNR (and, on request, the decode against the float64 reference tier), and
 // memory at three levels with "outside the allocator" and the pad calls on their own lines.
+#include <algorithm>
 #include <chrono>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -12,6 +14,7 @@
 #include "check/report_tables.h"
 #include "check/vae_workload.h"
 #include "commands.h"
+#include "fourfold/allocator.h"
 #include "fourfold/errors.h"
 #include "fourfold/policy.h"
 #include "fourfold/profile.h"
@@ -61,6 +64,17 @@ void print_memory(const MemoryRecord& m, uint64_t pads, int64_t weights) {
   fmt::print("memory (outside the allocator): {} (the weights are {})\n", bytes_text(outside_allocator_bytes(m)),
              bytes_text(weights));
   fmt::print("pad calls: {}\n", pads);
+}
+
+// The tiled decode's promise: the allocator's cache serves every tile after the first, so what it reserves
+// stops growing once one tile of each shape has run (edge tiles are smaller than the inner ones).
+void print_reserved_per_tile(const std::vector<uint64_t>& reserved) {
+  if (reserved.size() < 2) return;
+  const uint64_t growth = reserved.back() - std::min(reserved.back(), reserved[1]);
+  fmt::print("memory (allocator) per tile: reserved after tile 1 {}, after tile 2 {}, after the last {} "
+             "(growth from tile 2 on: {})\n", report::bytes_text(int64_t(reserved[0])),
+             report::bytes_text(int64_t(reserved[1])), report::bytes_text(int64_t(reserved.back())),
+             report::bytes_text(int64_t(growth)));
 }
 
 // Runs `work` (which returns the decoded video) with the profile and the memory record around it.
@@ -126,15 +140,20 @@ void decode_command(const VaeOptions& o) {
                              : model::read_npy(o.latents_path);
   fmt::print("latents: {}\n", shape_string(latents.shape()));
   double seconds = 0;
+  std::vector<uint64_t> reserved_after_tile;
   const Tensor video = measured("decode", vae, [&] {
     if (o.tile > 0) {
       fmt::print("tiling: tiles of {} pixels every {} (blended over {})\n", o.tile, o.tile_stride, o.tile - o.tile_stride);
-      return vae.decode_tiled(latents, {o.tile, o.tile_stride},
-                              [](int64_t i, int64_t n) { fmt::print(stderr, "decode: tile {}/{} done\n", i + 1, n); });
+      return vae.decode_tiled(latents, {o.tile, o.tile_stride}, [&](int64_t i, int64_t n) {
+        reserved_after_tile.push_back(cpu_allocator().stats().reserved_bytes);
+        fmt::print(stderr, "decode: tile {}/{} done, allocator reserved {}\n", i + 1, n,
+                   report::bytes_text(int64_t(reserved_after_tile.back())));
+      });
     }
     return vae.decode(latents, [](int64_t i, int64_t n) { fmt::print(stderr, "\rdecode: latent frame {}/{}", i + 1, n); });
   }, seconds);
   fmt::print(stderr, "\n");
+  print_reserved_per_tile(reserved_after_tile);
   finish(video, o, seconds, "frame");
   if (!o.npy_path.empty()) model::write_npy(o.npy_path, video.to(DType::f32));
   if (o.against_reference) against_reference(vae, latents, video);

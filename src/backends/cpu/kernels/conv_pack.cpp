@@ -83,12 +83,13 @@ void gather_row(const ConvGather& g, const Tap& tap, const Run* runs, int count,
     const int64_t base = it * g.in_stride[0] + ih * g.in_stride[1] + iw0 * g.in_stride[2];
     const int64_t step = s * g.in_stride[2];
     E* out = row + run.r0;
-    if constexpr (sizeof(E) == 2) {
+    // Unit steps whose bytes are already the panel's (bf16 bits, f32 values): one copy of the run's inside part.
+    // These are most rows of a 3x3 conv on narrow tiles (every panel at a row's end reaches into the padding).
+    if (step == 1 && (sizeof(E) == 2 || T == RowType::f32)) {
+      std::memcpy(out + lo, reinterpret_cast<const E*>(channel) + base + lo, static_cast<size_t>(hi - lo) * sizeof(E));
+    } else if constexpr (sizeof(E) == 2) {
       const uint16_t* src = reinterpret_cast<const uint16_t*>(channel) + base;
-      if (step == 1)
-        for (int64_t j = lo; j < hi; ++j) out[j] = src[j];
-      else
-        for (int64_t j = lo; j < hi; ++j) out[j] = src[j * step];
+      for (int64_t j = lo; j < hi; ++j) out[j] = src[j * step];
     } else if (step == 1) {
       for (int64_t j = lo; j < hi; ++j) out[j] = load1<T>(channel, base + j);
     } else {

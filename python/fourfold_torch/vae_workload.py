@@ -7,7 +7,9 @@ the constant_pad_nd calls that reach ATen. Memory: the three levels over one til
 decode of small latents against the same model in float64 on the CPU ("vae_decode"), and the encode -> decode
 round trip of the synthetic scene against the scene ("vae_round_trip")."""
 
+import json
 import math
+import os
 import statistics
 import time
 from dataclasses import dataclass
@@ -130,7 +132,11 @@ def run(o, device, compiled, say):
                          f"{o.tile}, stride {o.tile_stride}")
     tiles = tile_count(o, scale)
     line = description(o, config, tiles)
-    latents = seeded_latents(config, o.latent_frames, o.latent_height, o.latent_width, o.seed).to(device)
+    # The statistics as the file has them, as fourfold reads them (diffusers fills in Wan's where it has none).
+    with open(os.path.join(o.model_dir, "config.json"), encoding="utf-8") as f:
+        raw = json.load(f)
+    stats = {"z_dim": config["z_dim"], "latents_mean": raw.get("latents_mean"), "latents_std": raw.get("latents_std")}
+    latents = seeded_latents(stats, o.latent_frames, o.latent_height, o.latent_width, o.seed).to(device)
     decode_fn = torch.compile(vae.decode, dynamic=False) if compiled else vae.decode
 
     def decode():
@@ -161,7 +167,7 @@ def run(o, device, compiled, say):
         vae.disable_tiling()
 
         say(f"VAE: {o.reference} CPU reference decode")
-        small = seeded_latents(config, o.reference_frames, o.reference_size, o.reference_size, o.seed + 1)
+        small = seeded_latents(stats, o.reference_frames, o.reference_size, o.reference_size, o.seed + 1)
         oracle = _load(o.model_dir, getattr(torch, o.reference), "cpu")
         reference = oracle.decode(small.to(oracle.dtype)).sample.to(torch.float64)
         del oracle

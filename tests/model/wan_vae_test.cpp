@@ -105,6 +105,15 @@ TEST(WanVae, BadFoldersAndInputsNameWhatIsWrong) {
   // A patch size the channels do not divide into: refused by name, not misread.
   std::ifstream in(kTiny / "config.json");
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // Latent statistics come in pairs: a std without its mean is refused, not read past its end.
+  std::string half = text;
+  half.replace(half.find("\"latents_mean\""), 14, "\"unused_field\"");
+  try {
+    parse_wan_vae_config(half, "config.json");
+    FAIL() << "latents_std without latents_mean accepted";
+  } catch (const FormatError& e) {
+    EXPECT_NE(std::string(e.what()).find("field 'latents_mean'"), std::string::npos) << e.what();
+  }
   const auto at = text.find("\"patch_size\": null");
   ASSERT_NE(at, std::string::npos);
   text.replace(at, 18, "\"patch_size\": 2");

@@ -96,6 +96,11 @@ WanVaeConfig parse_wan_vae_config(const std::string& text, const std::string& fi
     r.bad("latents_std", fmt::format("z_dim ({}) values", c.z_dim), j["latents_std"]);
   for (double s : c.latents_std)
     if (!(s > 0)) r.bad("latents_std", "positive values", j["latents_std"]);
+  if (c.latents_mean.empty() != c.latents_std.empty()) {   // latents are z * std + mean: one alone is half of it
+    const char* missing = c.latents_mean.empty() ? "latents_mean" : "latents_std";
+    r.bad(missing, fmt::format("z_dim ({}) values, as {} has", c.z_dim, c.latents_mean.empty() ? "latents_std" : "latents_mean"),
+          j.contains(missing) ? j[missing] : json());
+  }
   if (c.in_channels % (c.patch_size * c.patch_size) != 0)
     r.bad("in_channels", fmt::format("a multiple of patch_size^2 ({}): the patchified pixel channels",
                                      c.patch_size * c.patch_size), j["in_channels"]);

@@ -4,6 +4,7 @@
 #   safetensors_config_fuzzer  the safetensors header and config.json parsers (fuzz/corpus)
 #   records_suites_fuzzer      the records readers and the suite reader        (fuzz/corpus_records)
 #   tokenizer_fuzzer           tokenizer.json, encode, decode, streaming decode (fuzz/corpus_tokenizer)
+#   npy_fuzzer                 the .npy header and data bounds                  (fuzz/corpus_npy)
 # max_len is large enough to nest past every reader's depth limit. New inputs go to a scratch copy of each corpus,
 # so the repository's seeds stay as committed. Any crash, sanitizer report or unexpected exception fails the
 # script and leaves the input in build/fuzz/. FUZZ_TARGETS limits the run to some targets; FUZZ_RUNS replaces
@@ -29,8 +30,11 @@ sources[tokenizer_fuzzer]="$(echo src/model/tokenizer*.cpp)"
 corpus[tokenizer_fuzzer]=fuzz/corpus_tokenizer
 max_len[tokenizer_fuzzer]=32768
 libs[tokenizer_fuzzer]="-lpcre2-8 -lutf8proc"
+sources[npy_fuzzer]="src/model/formats/npy_header.cpp"
+corpus[npy_fuzzer]=fuzz/corpus_npy
+max_len[npy_fuzzer]=4096
 
-for target in ${FUZZ_TARGETS:-safetensors_config_fuzzer records_suites_fuzzer tokenizer_fuzzer}; do
+for target in ${FUZZ_TARGETS:-safetensors_config_fuzzer records_suites_fuzzer tokenizer_fuzzer npy_fuzzer}; do
   # shellcheck disable=SC2086
   "$cxx" "${flags[@]}" "fuzz/$target.cpp" ${sources[$target]} "${core[@]}" -lfmt ${libs[$target]:-} -o "$out/$target"
   rm -rf "$out/corpus_$target"

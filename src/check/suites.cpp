@@ -56,7 +56,9 @@ class Reader {
     if (!v.is_object()) bad(path.empty() ? "(top level)" : path, "an object", v);
   }
   // Only the listed keys: a misspelt field is an error, not silently ignored.
+  // An entry that is not an object (a case given as a number) is refused here: key() on an array's iterator throws.
   void only_keys(const json& v, const std::string& path, std::initializer_list<const char*> keys) const {
+    object(v, path);
     for (auto it = v.begin(); it != v.end(); ++it) {
       if (std::find_if(keys.begin(), keys.end(), [&](const char* k) { return it.key() == k; }) == keys.end()) {
         std::vector<std::string> names(keys.begin(), keys.end());

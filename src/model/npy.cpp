@@ -1,19 +1,19 @@
 #include "model/npy.h"
 
 #include <cstring>
-#include <fstream>
-#include <regex>
-#include <sstream>
 
 #include <fmt/format.h>
 
 #include "core/file_io.h"
 #include "fourfold/errors.h"
+#include "model/formats/npy_header.h"
 
 namespace fourfold::model {
 namespace {
 
 constexpr char kMagic[] = "\x93NUMPY";
+// Latents and golden arrays are megabytes; the whole file is read before its header is trusted.
+constexpr uint64_t kMaxNpyBytes = uint64_t(4) << 30;
 
 const char* descr_of(DType d) {
   switch (d) {
@@ -51,55 +51,10 @@ void write_npy(const std::filesystem::path& path, const Tensor& t) {
 
 Tensor read_npy(const std::filesystem::path& path) {
   const std::string file = path.string();
-  require_regular_file(path);
-  std::ifstream in(path, std::ios::binary);
-  if (!in) fail<FormatError>(file, "file", "a readable .npy file", "it could not be opened");
-  char magic[6] = {};
-  in.read(magic, 6);
-  if (!in || std::memcmp(magic, kMagic, 6) != 0) fail<FormatError>(file, "magic", "\\x93NUMPY", "something else");
-  const int major = in.get();
-  in.get();
-  uint32_t len = 0;
-  if (major == 1) {
-    len = static_cast<uint32_t>(in.get()) | static_cast<uint32_t>(in.get()) << 8;
-  } else if (major == 2 || major == 3) {
-    for (int i = 0; i < 4; ++i) len |= static_cast<uint32_t>(in.get()) << (8 * i);
-  } else {
-    fail<FormatError>(file, "version", "1, 2 or 3", std::to_string(major));
-  }
-  if (!in || len > (1u << 20)) fail<FormatError>(file, "header length", "at most 1 MiB", std::to_string(len));
-  std::string header(len, '\0');
-  in.read(header.data(), len);
-  if (!in) fail<FormatError>(file, "header", "complete", "the file ends inside it");
-  std::smatch m;
-  if (!std::regex_search(header, m, std::regex("'descr':\\s*'([^']*)'")))
-    fail<FormatError>(file, "descr", "present", header);
-  const std::string descr = m[1];
-  DType dtype;
-  if (descr == "<f4") dtype = DType::f32;
-  else if (descr == "<f8") dtype = DType::f64;
-  else if (descr == "<i4") dtype = DType::i32;
-  else if (descr == "<i8") dtype = DType::i64;
-  else fail<FormatError>(file, "descr", "<f4, <f8, <i4 or <i8", descr);
-  if (!std::regex_search(header, m, std::regex("'fortran_order':\\s*False")))
-    fail<FormatError>(file, "fortran_order", "False (C order)", header);
-  if (!std::regex_search(header, m, std::regex("'shape':\\s*\\(([^)]*)\\)")))
-    fail<FormatError>(file, "shape", "a tuple", header);
-  Shape shape;
-  std::stringstream dims(m[1].str());
-  for (std::string part; std::getline(dims, part, ',');) {
-    if (part.find_first_not_of(" ") == std::string::npos) continue;
-    try {
-      const long long v = std::stoll(part);
-      if (v < 0 || v > (int64_t(1) << 40)) throw std::out_of_range("dim");
-      shape.push_back(v);
-    } catch (const std::exception&) {
-      fail<FormatError>(file, "shape", "non-negative integers", m[1].str());
-    }
-  }
-  Tensor t = Tensor::empty(shape, dtype);
-  in.read(static_cast<char*>(t.data()), static_cast<std::streamsize>(t.nbytes()));
-  if (!in) fail<FormatError>(file, "data", fmt::format("{} bytes", t.nbytes()), "a shorter file");
+  const std::string bytes = read_regular_file(path, kMaxNpyBytes);
+  const NpyHeader h = parse_npy_header(bytes, file);
+  Tensor t = Tensor::empty(h.shape, h.dtype);
+  if (h.data_bytes > 0) std::memcpy(t.data(), bytes.data() + h.data_offset, h.data_bytes);
   return t;
 }
 

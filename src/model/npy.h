@@ -12,7 +12,7 @@ namespace fourfold::model {
 // FormatError naming the path when it cannot be written.
 void write_npy(const std::filesystem::path& path, const Tensor& t);
 
-// Reads a C-order little-endian .npy file of '<f4', '<f8', '<i4' or '<i8'. FormatError naming the file and the
+// Reads a C-order little-endian .npy file of '<f4', '<f8', '<i4' or '<i8' (at most 4 GiB). FormatError naming the file and the
 // header field for anything else or for a truncated file.
 Tensor read_npy(const std::filesystem::path& path);
 

@@ -299,6 +299,27 @@ TEST(Suites, BadFilesNameTheFileAndTheField) {
       {"bad.json", "field 'dtypes[0]'", "FP8"}));
 }
 
+// A list entry that is not an object (a number where a case belongs) is a FormatError naming the entry, never an
+// exception from the JSON library (the records/suites fuzzer aborted on one within a minute).
+TEST(Suites, ListEntriesThatAreNotObjectsNameTheEntry) {
+  const char* src = "bad.json";
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {R"({"suite": "s", "op": "constant_pad_nd", "dtypes": ["f32"], "cases": [7]})", "cases[0]"},
+      {R"({"suite": "s", "op": "row_ops", "dtypes": ["f32"], "cases": [[1]]})", "cases[0]"},
+      {R"({"suite": "s", "op": "linear", "dtypes": ["bf16"], "m": [1], "bias": [false], "shapes": [3]})", "shapes[0]"},
+      {R"({"suite": "s", "op": "softmax", "dtypes": ["f32"], "rows": [1], "vocabularies": ["x"]})", "vocabularies[0]"},
+      {R"({"suite": "s", "op": "grouped_mm", "dtypes": ["bf16"], "experts": 4, "top_k": 2, "tokens": [1],
+           "routing": ["even"], "projections": [1.5]})", "projections[0]"},
+      {R"({"suite": "s", "op": "scaled_dot_product_attention", "dtypes": ["bf16"], "q_heads": 4, "kv_heads": 4,
+           "head_dim": 8, "cases": [null]})", "cases[0]"},
+      {R"({"suite": "s", "op": "linear", "dtypes": ["bf16"], "m": [1], "bias": [false], "weight_only": [2],
+           "shapes": [{"n": 8, "k": 8, "model": "a", "projection": "q"}]})", "weight_only[0]"},
+  };
+  for (const auto& [text, field] : files)
+    EXPECT_TRUE(throws_with<FormatError>([&] { parse_suite(text, src); }, {"bad.json", "field '" + field + "'", "an object"}))
+        << text;
+}
+
 TEST(Suites, FileNameAndSuiteFieldMustAgree) {
   const std::filesystem::path tmp = std::filesystem::temp_directory_path() / "fourfold_suites_test";
   std::filesystem::create_directories(tmp);

@@ -10,6 +10,7 @@
             second run of the workload (the first, without the profiler, gives the process level)
 """
 
+import ctypes
 import json
 import os
 import tempfile
@@ -109,6 +110,15 @@ def _cuda_process_memory(device):
         return used
 
 
+def _release_free_heap():
+    """Hands the C heap's free pages back to the system, as fourfold's measure_memory does, so that an earlier
+    stage's freed memory neither counts as present before the workload nor is reused unseen by it."""
+    try:
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+    except (OSError, AttributeError):   # not glibc
+        pass
+
+
 def measure_memory(workload, device):
     rec = {"process_source": "rss", "peak_reset_supported": True, "mapped_weights_bytes": 0}
     if device.type == "cuda":
@@ -119,6 +129,7 @@ def measure_memory(workload, device):
         used = _cuda_process_memory(device)
         rec["process_source"] = "device"
         rec["present_before_bytes"] = used()[0]
+        rec["reserved_before_bytes"] = torch.cuda.memory_reserved(device)
         with _Sampler(used) as s:
             workload()
             torch.cuda.synchronize(device)
@@ -136,6 +147,7 @@ def measure_memory(workload, device):
         rec["process_source"] = "device"
         rec["peak_reset_supported"] = False
         rec["present_before_bytes"] = used()[0]
+        rec["reserved_before_bytes"] = rec["present_before_bytes"]   # the driver level stands for both here
         with _Sampler(used) as s:
             workload()
             torch.mps.synchronize()
@@ -145,6 +157,7 @@ def measure_memory(workload, device):
                    reserved_current_bytes=torch.mps.driver_allocated_memory(),
                    reserved_peak_bytes=s.peak[0])
     else:
+        _release_free_heap()
         rec["peak_reset_supported"] = _reset_process_peak()
         rec["present_before_bytes"] = _status().get("VmRSS", 0)
 

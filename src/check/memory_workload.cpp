@@ -1,5 +1,9 @@
 #include "check/memory_workload.h"
 
+#include <malloc.h>
+
+#include <algorithm>
+
 #include "fourfold/allocator.h"
 #include "fourfold/memory_probe.h"
 #include "fourfold/ops.h"
@@ -27,15 +31,21 @@ int64_t pad_memory_workload_calls(const MemoryWorkloadOptions& options) {
 MemoryRecord measure_memory(const std::function<void()>& workload) {
   CachingAllocator& allocator = cpu_allocator();
   allocator.empty_cache();
+  // Blocks below glibc's mmap threshold go back to its heap, resident still: an earlier stage's freed memory would
+  // count as present before the workload and then be reused unseen, and the process level could not move.
+  malloc_trim(0);
   MemoryRecord record;
   record.peak_reset_supported = reset_process_peak();
   allocator.reset_peak();
+  record.reserved_before_bytes = allocator.stats().reserved_bytes;
   record.present_before_bytes = read_process_memory().rss_bytes;
   {
     PeakSampler sampler(2);
     workload();
     const ProcessMemory peak = sampler.peak();
-    record.process_peak_bytes = peak.rss_peak_bytes;
+    // Without a reset the high-water mark is the whole process's; the sampled maximum is this workload's.
+    record.process_peak_bytes =
+        record.peak_reset_supported ? std::max(peak.rss_peak_bytes, peak.rss_bytes) : peak.rss_bytes;
     record.process_peak_anon_bytes = peak.rss_anon_bytes;
     record.process_peak_file_bytes = peak.rss_file_bytes;
   }

@@ -113,11 +113,14 @@ struct MemoryRecord {
   uint64_t process_peak_anon_bytes = 0, process_peak_file_bytes = 0;   // sampled split (PeakSampler)
   bool peak_reset_supported = true;        // false: process peak is the peak since process start
   uint64_t present_before_bytes = 0;       // process level just before the workload
+  uint64_t reserved_before_bytes = 0;      // allocator reserved just before it (live tensors the workload inherits)
   uint64_t mapped_weights_bytes = 0;       // weights mapped from files, on their own line
   bool operator==(const MemoryRecord&) const = default;
 };
-// process peak - reserved peak - present before (may be negative: reserved bytes never touched are not
-// resident). Scratch memory taken behind the allocator's back shows up here.
+// (process peak - present before) - (reserved peak - reserved before): what the process grew by during the
+// workload that the allocator's own growth does not account for. Scratch memory taken behind the allocator's back
+// shows up here. Reserved bytes never touched are not resident, so it can dip below zero by that much; records
+// written before reserved_before_bytes existed read it as 0.
 int64_t outside_allocator_bytes(const MemoryRecord& m);
 
 // The manifest and the four records of one policy. A record not measured in a run is nullopt.

@@ -332,6 +332,7 @@ MemoryRecord read_memory(const Node& n) {
   m.process_peak_file_bytes = bytes(n["process_peak_file_bytes"]);
   m.peak_reset_supported = n["peak_reset_supported"].boolean();
   m.present_before_bytes = bytes(n["present_before_bytes"]);
+  if (n.has("reserved_before_bytes")) m.reserved_before_bytes = bytes(n["reserved_before_bytes"]);   // absent: older
   m.mapped_weights_bytes = bytes(n["mapped_weights_bytes"]);
   if (m.allocated_current_bytes > m.allocated_peak_bytes)
     n["allocated_current_bytes"].fail(fmt::format("at most allocated_peak_bytes ({})", m.allocated_peak_bytes));
@@ -339,10 +340,13 @@ MemoryRecord read_memory(const Node& n) {
     n["reserved_current_bytes"].fail(fmt::format("at most reserved_peak_bytes ({})", m.reserved_peak_bytes));
   if (m.allocated_peak_bytes > m.reserved_peak_bytes)
     n["allocated_peak_bytes"].fail(fmt::format("at most reserved_peak_bytes ({})", m.reserved_peak_bytes));
+  if (m.reserved_before_bytes > m.reserved_peak_bytes)
+    n["reserved_before_bytes"].fail(fmt::format("at most reserved_peak_bytes ({})", m.reserved_peak_bytes));
   // Derived, written for readers of the file; a hand edit that breaks the identity is refused.
   const Node outside = n["outside_allocator_bytes"];
   if (outside.integer() != outside_allocator_bytes(m))
-    outside.fail(fmt::format("process_peak_bytes - reserved_peak_bytes - present_before_bytes = {}",
+    outside.fail(fmt::format("(process_peak_bytes - present_before_bytes) - (reserved_peak_bytes - "
+                             "reserved_before_bytes) = {}",
                              outside_allocator_bytes(m)));
   return m;
 }

@@ -213,8 +213,9 @@ Section memory_section(const MemoryComparison& m,
   Table outside{{"on its own line", "baseline", "candidate", "change"}, {false, true, true, true}, {}, {}};
   add(outside, m.outside_allocator);
   add(outside, m.mapped_weights);
-  s.blocks.push_back(Block{"outside the allocator = process peak - reserved peak - present before the workload "
-                           "(negative when reserved memory was never touched):",
+  s.blocks.push_back(Block{"outside the allocator = (process peak - present before the workload) - (allocator "
+                           "reserved peak - reserved before it): the process's own growth that the allocator's "
+                           "growth does not explain (below zero only by reserved bytes never touched):",
                            outside});
   for (const std::string& n : m.notes) s.blocks.push_back(paragraph(n));
   return s;

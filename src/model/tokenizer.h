@@ -35,7 +35,9 @@ class Tokenizer {
                               std::string_view source = "text") const;
   // Bytes that do not form UTF-8 (a byte token cut from its character) come out as U+FFFD, as in
   // `tokenizers`, so the result is always valid UTF-8. An id outside [0, vocab_size()) is a ValueError
-  // rather than skipped as `tokenizers` does: a sampler that produced it has a bug worth seeing.
+  // rather than skipped as `tokenizers` does: a sampler that produced it has a bug worth seeing. Replace
+  // decoders that lengthen the text past kMaxTextGrowth times, or a pattern PCRE2 cannot search within its
+  // limits, are an UnsupportedError naming the tokenizer file and the decoder's JSON path.
   std::string decode(std::span<const int64_t> ids, bool skip_special_tokens = false) const;
 
   std::optional<int64_t> token_to_id(std::string_view token) const;

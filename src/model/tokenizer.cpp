@@ -88,23 +88,29 @@ Tokenizer Tokenizer::from_json_text(std::string_view text, const std::string& fi
   return Tokenizer(parse_tokenizer_json(text, file_name));
 }
 
-std::vector<int64_t> Tokenizer::encode(std::string_view text, bool add_special_tokens) const {
+std::vector<int64_t> Tokenizer::encode(std::string_view text, bool add_special_tokens, std::string_view source) const {
   const Pipeline& p = *pipeline_;
-  if (!is_valid_utf8(text)) fail<ValueError>("encode", "text", "valid UTF-8", "invalid UTF-8 bytes");
+  if (const auto [offset, length] = first_invalid_utf8(text); offset != std::string_view::npos) {
+    std::string bytes;
+    for (size_t k = 0; k < length; ++k)
+      bytes += fmt::format("{}0x{:02X}", k == 0 ? "" : " ", static_cast<unsigned char>(text[offset + k]));
+    fail<ValueError>("encode", source, "valid UTF-8",
+                     fmt::format("{} at byte offset {} (of {}), not a UTF-8 character", bytes, offset, text.size()));
+  }
   std::vector<int64_t> ids;
   for (const Segment& raw : split_added(p, text, false)) {
     if (raw.id >= 0) {
       ids.push_back(raw.id);
       continue;
     }
-    const std::string normalized = normalize(p.normalizers, std::string(text.substr(raw.begin, raw.end - raw.begin)));
+    const std::string normalized = normalize(p, std::string(text.substr(raw.begin, raw.end - raw.begin)));
     for (const Segment& seg : split_added(p, normalized, true)) {
       if (seg.id >= 0) {
         ids.push_back(seg.id);
         continue;
       }
       const Piece piece{normalized.substr(seg.begin, seg.end - seg.begin), raw.begin == 0 && seg.begin == 0};
-      for (const Piece& word : pre_tokenize(p.pre_tokenizers, piece)) p.bpe.tokenize(word.text, ids);
+      for (const Piece& word : pre_tokenize(p, piece)) p.bpe.tokenize(word.text, ids);
     }
   }
   if (add_special_tokens)

@@ -26,11 +26,18 @@ class Tokenizer {
 
   // add_special_tokens applies the post-processor's template (Llama's BOS), as transformers' tokenizer(text)
   // does by default. Added tokens in the text (<|im_start|>) always become their ids, as there. The text must
-  // be valid UTF-8 (ValueError otherwise): the split regexes are defined on characters.
-  std::vector<int64_t> encode(std::string_view text, bool add_special_tokens = true) const;
+  // be valid UTF-8: the split regexes are defined on characters. Otherwise a ValueError
+  // "encode: argument '<source>': expected valid UTF-8, found 0xFF at byte offset 4 ...", so a caller names
+  // where the text came from (an option, a file) as `source`. A split regex PCRE2 cannot search within its
+  // limits, or a pipeline that lengthens the text past kMaxTextGrowth times, is an UnsupportedError naming the
+  // tokenizer file and the JSON path of the stage.
+  std::vector<int64_t> encode(std::string_view text, bool add_special_tokens = true,
+                              std::string_view source = "text") const;
   // Bytes that do not form UTF-8 (a byte token cut from its character) come out as U+FFFD, as in
   // `tokenizers`, so the result is always valid UTF-8. An id outside [0, vocab_size()) is a ValueError
-  // rather than skipped as `tokenizers` does: a sampler that produced it has a bug worth seeing.
+  // rather than skipped as `tokenizers` does: a sampler that produced it has a bug worth seeing. Replace
+  // decoders that lengthen the text past kMaxTextGrowth times, or a pattern PCRE2 cannot search within its
+  // limits, are an UnsupportedError naming the tokenizer file and the decoder's JSON path.
   std::string decode(std::span<const int64_t> ids, bool skip_special_tokens = false) const;
 
   std::optional<int64_t> token_to_id(std::string_view token) const;

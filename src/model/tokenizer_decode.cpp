@@ -90,6 +90,9 @@ std::string decode_tokens(const Pipeline& p, const std::vector<std::string_view>
     return out;
   }
   std::vector<std::string> chain(tokens.begin(), tokens.end());
+  size_t input_bytes = 0;
+  for (const std::string_view t : tokens) input_bytes += t.size();
+  const GrowthBound bound(p.file, input_bytes, p.decoder_strings);
   bool fused = false;  // chain[0] is no longer one token but the text so far
   for (const Decoder& d : p.decoders) {
     switch (d.kind) {
@@ -107,19 +110,17 @@ std::string decode_tokens(const Pipeline& p, const std::vector<std::string_view>
       case Decoder::Kind::kByteFallback:
         chain = byte_fallback(std::move(chain));
         break;
-      case Decoder::Kind::kReplace:
+      case Decoder::Kind::kReplace: {
+        size_t bytes = 0;
+        for (const std::string& t : chain) bytes += t.size();
         for (std::string& t : chain) {
-          std::string out;
-          size_t prev = 0;
-          for (const auto& [b, e] : d.regex->find_all(t)) {
-            out.append(t, prev, b - prev);
-            out += d.text;
-            prev = e;
-          }
-          out.append(t, prev, std::string::npos);
-          t = std::move(out);
+          const size_t before = t.size();
+          t = replace_matches(*d.regex, t, d.text, bound, d.path);
+          bytes = bytes - before + t.size();
+          bound.check(d.path, bytes);
         }
         break;
+      }
       case Decoder::Kind::kStrip:
         for (size_t i = 0; i < chain.size(); ++i)
           chain[i] = strip(chain[i], d.strip_content, (i == 0 && fused && !text_start) ? 0 : d.start, d.stop);
@@ -129,7 +130,8 @@ std::string decode_tokens(const Pipeline& p, const std::vector<std::string_view>
           const bool first = i == 0 && text_start && d.prepend_scheme != PrependScheme::kNever;
           std::string out;
           for (size_t at = 0; at < chain[i].size();) {
-            if (chain[i].compare(at, d.text.size(), d.text) == 0) {
+            // The loader refuses an empty replacement, which would match at `at` forever.
+            if (!d.text.empty() && chain[i].compare(at, d.text.size(), d.text) == 0) {
               if (!first) out += ' ';
               at += d.text.size();
             } else {

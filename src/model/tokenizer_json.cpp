@@ -16,6 +16,10 @@ namespace {
 
 using nlohmann::json;
 
+// Every encode adds the templates' ids, and a template may name one special token with many ids many times
+// over, so a small file could ask for billions of ids per prompt; real templates hold one to a few.
+constexpr size_t kMaxTemplateIds = 4096;
+
 struct Reader {
   const std::string& file;
 
@@ -56,13 +60,25 @@ struct Reader {
     return string(value, "type", path + ".type");
   }
 
-  // {"String": "..."} or {"Regex": "..."}
+  // One character, as tokenizers' `char` fields (Metaspace's replacement, Strip's content) require: an empty
+  // replacement would match everywhere without the decoder or pre-tokenizer ever moving on.
+  std::string character(const json& parent, const std::string& key, const std::string& path) const {
+    const std::string s = string(parent, key, path);
+    if (s.empty() || next_code_point(s, 0).second != s.size()) bad(path, "one character", &parent[key]);
+    return s;
+  }
+
+  // {"String": "..."} or {"Regex": "..."}. An empty pattern is refused: what it would split or replace (the
+  // empty string between every two characters) is nothing a tokenizer.json means.
   std::shared_ptr<const Regex> pattern(const json& parent, const std::string& path) const {
     const json& p = object(parent, "pattern", path + ".pattern");
-    if (p.size() == 1 && p.contains("String") && p["String"].is_string())
-      return std::make_shared<Regex>(p["String"].get<std::string>(), true, file, path + ".pattern.String");
-    if (p.size() == 1 && p.contains("Regex") && p["Regex"].is_string())
-      return std::make_shared<Regex>(p["Regex"].get<std::string>(), false, file, path + ".pattern.Regex");
+    for (const char* kind : {"String", "Regex"}) {
+      if (p.size() != 1 || !p.contains(kind) || !p[kind].is_string()) continue;
+      const std::string field = fmt::format("{}.pattern.{}", path, kind);
+      const std::string text = p[kind].get<std::string>();
+      if (text.empty()) bad(field, "a non-empty pattern", &p[kind]);
+      return std::make_shared<Regex>(text, std::string_view(kind) == "String", file, field);
+    }
     bad(path + ".pattern", "{\"String\": text} or {\"Regex\": text}", &p);
   }
 
@@ -83,11 +99,12 @@ struct Reader {
     if (value.is_null()) return;
     const std::string t = type(value, path);
     if (t == "NFC" || t == "NFD" || t == "NFKC" || t == "NFKD") {
-      out.push_back({Normalizer::Kind::kUnicode, t, nullptr});
+      out.push_back({Normalizer::Kind::kUnicode, t, nullptr, path});
     } else if (t == "Prepend") {
-      out.push_back({Normalizer::Kind::kPrepend, string(value, "prepend", path + ".prepend"), nullptr});
+      out.push_back({Normalizer::Kind::kPrepend, string(value, "prepend", path + ".prepend"), nullptr, path});
     } else if (t == "Replace") {
-      out.push_back({Normalizer::Kind::kReplace, string(value, "content", path + ".content"), pattern(value, path)});
+      out.push_back(
+          {Normalizer::Kind::kReplace, string(value, "content", path + ".content"), pattern(value, path), path});
     } else if (t == "Sequence") {
       const json& list = array(value, "normalizers", path + ".normalizers");
       for (size_t i = 0; i < list.size(); ++i) normalizer(list[i], fmt::format("{}.normalizers[{}]", path, i), out);
@@ -100,6 +117,7 @@ struct Reader {
     if (value.is_null()) return;
     const std::string t = type(value, path);
     PreTokenizer pt{};
+    pt.path = path;
     if (t == "Split") {
       pt.kind = PreTokenizer::Kind::kSplit;
       pt.regex = pattern(value, path);
@@ -119,7 +137,7 @@ struct Reader {
         pt.regex = std::make_shared<Regex>(gpt2_split_pattern(), false, file, path);
     } else if (t == "Metaspace") {
       pt.kind = PreTokenizer::Kind::kMetaspace;
-      pt.replacement = string(value, "replacement", path + ".replacement");
+      pt.replacement = character(value, "replacement", path + ".replacement");
       pt.prepend_scheme = prepend_scheme(value, path);
       pt.split = boolean(value, "split", path + ".split", true);
     } else if (t == "Digits") {
@@ -139,11 +157,12 @@ struct Reader {
   void decoder(const json& value, const std::string& path, std::vector<Decoder>& out) const {
     const std::string t = type(value, path);
     Decoder d{};
+    d.path = path;
     if (t == "ByteLevel") {
       d.kind = Decoder::Kind::kByteLevel;
     } else if (t == "Metaspace") {
       d.kind = Decoder::Kind::kMetaspace;
-      d.text = string(value, "replacement", path + ".replacement");
+      d.text = character(value, "replacement", path + ".replacement");
       d.prepend_scheme = prepend_scheme(value, path);
     } else if (t == "Replace") {
       d.kind = Decoder::Kind::kReplace;
@@ -155,10 +174,7 @@ struct Reader {
       d.kind = Decoder::Kind::kFuse;
     } else if (t == "Strip") {
       d.kind = Decoder::Kind::kStrip;
-      const std::string content = string(value, "content", path + ".content");
-      const auto [cp, len] = content.empty() ? std::pair<char32_t, size_t>{0, 0} : next_code_point(content, 0);
-      if (content.empty() || len != content.size()) bad(path + ".content", "one character", &value["content"]);
-      d.strip_content = cp;
+      d.strip_content = next_code_point(character(value, "content", path + ".content"), 0).first;
       d.start = static_cast<size_t>(count(value.value("start", json()), path + ".start"));
       d.stop = static_cast<size_t>(count(value.value("stop", json()), path + ".stop"));
     } else if (t == "Sequence") {
@@ -172,16 +188,22 @@ struct Reader {
     out.push_back(std::move(d));
   }
 
-  void bpe(const json& model, Bpe& b) const {
+  // Ids index a table of every token, so they are bounded by the number of entries (model.vocab and
+  // added_tokens), not by the largest id: real files number their vocab 0..N-1 and continue in added_tokens,
+  // and a 60-byte file with the one id 10^8 would otherwise ask for gigabytes.
+  void bpe(const json& model, size_t added_count, Bpe& b) const {
     if (model.contains("type")) {
       const std::string t = string(model, "type", "model.type");
       if (t != "BPE") unsupported("model.type", "BPE", model["type"]);
     }
     const json& vocab = object(model, "vocab", "model.vocab");
+    const auto entries = static_cast<int64_t>(vocab.size() + added_count);
     std::unordered_map<int64_t, std::string> by_id;
     for (const auto& [token, id] : vocab.items()) {
       const std::string path = fmt::format("model.vocab[\"{}\"]", token);
       const int64_t v = count(id, path);
+      if (v >= entries)
+        bad(path, fmt::format("an id below {}, the number of entries in model.vocab and added_tokens", entries), &id);
       if (!by_id.emplace(v, token).second)
         bad(path, fmt::format("an id not used before (\"{}\" has it)", by_id[v]), &id);
       b.vocab.emplace(token, v);
@@ -277,11 +299,16 @@ struct Reader {
   // The "single" template as (ids before $A, ids after $A).
   void template_processing(const json& value, const std::string& path, Pipeline& p) const {
     const json& specials = object(value, "special_tokens", path + ".special_tokens");
+    size_t used = 0;  // ids in all templates so far, each reference to a special token counted again
+    for (const auto& [before, after] : p.templates) used += before.size() + after.size();
     auto special_ids = [&](const std::string& name, const std::string& where, const json& found) {
       const auto s = specials.find(name);
       if (s == specials.end()) bad(where, "a name in " + path + ".special_tokens", &found);
       const std::string spath = fmt::format("{}.special_tokens[\"{}\"].ids", path, name);
       const json& ids = array(*s, "ids", spath);
+      used += ids.size();
+      if (used > kMaxTemplateIds)
+        bad(where, fmt::format("templates of at most {} special-token ids in all", kMaxTemplateIds), &found);
       std::vector<int64_t> out;
       for (size_t k = 0; k < ids.size(); ++k) out.push_back(count(ids[k], fmt::format("{}[{}]", spath, k)));
       return out;
@@ -348,7 +375,8 @@ std::shared_ptr<const Pipeline> parse_tokenizer_json(std::string_view text, cons
   if (!doc.is_object()) r.bad("tokenizer.json", "an object", &doc);
   auto p = std::make_shared<Pipeline>();
   p->file = file;
-  r.bpe(r.object(doc, "model", "model"), p->bpe);
+  const json& added = member_or_null(doc, "added_tokens");
+  r.bpe(r.object(doc, "model", "model"), added.is_array() ? added.size() : 0, p->bpe);
   r.added_tokens(doc, *p);
   r.normalizer(member_or_null(doc, "normalizer"), "normalizer", p->normalizers);
   r.pre_tokenizer(member_or_null(doc, "pre_tokenizer"), "pre_tokenizer", p->pre_tokenizers);
@@ -357,6 +385,10 @@ std::shared_ptr<const Pipeline> parse_tokenizer_json(std::string_view text, cons
     p->has_decoder = true;
     r.decoder(d, "decoder", p->decoders);
   }
+  for (const Normalizer& n : p->normalizers)
+    if (n.kind != Normalizer::Kind::kUnicode) p->normalizer_strings += n.text.size();
+  for (const PreTokenizer& pt : p->pre_tokenizers) p->pre_tokenizer_strings += pt.replacement.size();
+  for (const Decoder& d : p->decoders) p->decoder_strings += d.text.size();
 
   int64_t size = 0;
   for (const auto& [token, id] : p->bpe.vocab) size = std::max(size, id + 1);
@@ -366,7 +398,7 @@ std::shared_ptr<const Pipeline> parse_tokenizer_json(std::string_view text, cons
   for (const auto& [token, id] : p->bpe.vocab) p->id_to_token[id] = token, p->has_token[id] = true;
   for (AddedToken& a : p->added) {
     p->id_to_token[a.id] = a.content, p->has_token[a.id] = true;
-    a.match = a.normalized ? normalize(p->normalizers, a.content) : a.content;
+    a.match = a.normalized ? normalize(*p, a.content) : a.content;
   }
   for (size_t i = 0; i < p->added.size(); ++i) {
     const AddedToken& a = p->added[i];

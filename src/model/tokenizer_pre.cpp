@@ -77,6 +77,7 @@ std::vector<std::pair<size_t, size_t>> numeric_chars(std::string_view text) {
 }
 
 std::string replace_all(const std::string& text, const std::string& from, const std::string& to) {
+  if (from.empty()) return text;  // an empty `from` is found everywhere without the search moving on
   std::string out;
   size_t at = 0;
   for (size_t hit; (hit = text.find(from, at)) != std::string::npos; at = hit + from.size()) {
@@ -121,8 +122,11 @@ void apply(const PreTokenizer& pt, const Piece& piece, std::vector<Piece>& out) 
         if (!p.text.empty()) out.push_back(std::move(p));
         return;
       }
+      // The loader refuses an empty replacement; were one to get here, every position would match it
+      // without the search ever moving on.
       std::vector<std::pair<size_t, size_t>> hits;
-      for (size_t at = 0; (at = p.text.find(pt.replacement, at)) != std::string::npos; at += pt.replacement.size())
+      for (size_t at = 0; !pt.replacement.empty() && (at = p.text.find(pt.replacement, at)) != std::string::npos;
+           at += pt.replacement.size())
         hits.emplace_back(at, at + pt.replacement.size());
       split_piece(p, with_gaps(hits, p.text.size()), SplitBehavior::kMergedWithNext, false, out);
       return;
@@ -132,8 +136,9 @@ void apply(const PreTokenizer& pt, const Piece& piece, std::vector<Piece>& out) 
 
 }  // namespace
 
-std::string normalize(const std::vector<Normalizer>& normalizers, std::string s) {
-  for (const Normalizer& n : normalizers) {
+std::string normalize(const Pipeline& p, std::string s) {
+  const GrowthBound bound(p.file, s.size(), p.normalizer_strings);
+  for (const Normalizer& n : p.normalizers) {
     switch (n.kind) {
       case Normalizer::Kind::kUnicode:
         s = unicode_normalize(s, n.text);
@@ -141,29 +146,28 @@ std::string normalize(const std::vector<Normalizer>& normalizers, std::string s)
       case Normalizer::Kind::kPrepend:
         if (!s.empty()) s.insert(0, n.text);
         break;
-      case Normalizer::Kind::kReplace: {
-        std::string out;
-        size_t prev = 0;
-        for (const auto& [b, e] : n.regex->find_all(s)) {
-          out.append(s, prev, b - prev);
-          out += n.text;
-          prev = e;
-        }
-        out.append(s, prev, std::string::npos);
-        s = std::move(out);
+      case Normalizer::Kind::kReplace:
+        s = replace_matches(*n.regex, s, n.text, bound, n.path);
         break;
-      }
     }
+    bound.check(n.path, s.size());
   }
   return s;
 }
 
-std::vector<Piece> pre_tokenize(const std::vector<PreTokenizer>& pre_tokenizers, Piece piece) {
+std::vector<Piece> pre_tokenize(const Pipeline& p, Piece piece) {
+  const GrowthBound bound(p.file, piece.text.size(), p.pre_tokenizer_strings);
   std::vector<Piece> pieces;
   if (!piece.text.empty()) pieces.push_back(std::move(piece));
-  for (const PreTokenizer& pt : pre_tokenizers) {
+  for (const PreTokenizer& pt : p.pre_tokenizers) {
     std::vector<Piece> next;
-    for (const Piece& p : pieces) apply(pt, p, next);
+    size_t bytes = 0;
+    for (const Piece& one : pieces) {
+      const size_t first = next.size();
+      apply(pt, one, next);
+      for (size_t k = first; k < next.size(); ++k) bytes += next[k].text.size();
+      bound.check(pt.path, bytes);
+    }
     pieces = std::move(next);
   }
   return pieces;

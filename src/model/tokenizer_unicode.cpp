@@ -1,7 +1,4 @@
-// UTF-8 handling, Unicode classes and normalization forms (utf8proc), and the PCRE2 regex standing in for
-// the Oniguruma regexes of Hugging Face tokenizers.
-#define PCRE2_CODE_UNIT_WIDTH 8
-#include <pcre2.h>
+// UTF-8 handling, Unicode classes and normalization forms (utf8proc).
 #include <utf8proc.h>
 
 #include <cstdlib>
@@ -40,15 +37,17 @@ size_t utf8_sequence(std::string_view s, size_t i, size_t& consumed) {
 
 }  // namespace
 
-bool is_valid_utf8(std::string_view s) {
+std::pair<size_t, size_t> first_invalid_utf8(std::string_view s) {
   for (size_t i = 0; i < s.size();) {
     size_t consumed = 0;
     const size_t len = utf8_sequence(s, i, consumed);
-    if (len == 0) return false;
+    if (len == 0) return {i, consumed};
     i += len;
   }
-  return true;
+  return {std::string_view::npos, 0};
 }
+
+bool is_valid_utf8(std::string_view s) { return first_invalid_utf8(s).first == std::string_view::npos; }
 
 std::string utf8_lossy(std::string_view bytes) {
   std::string out;
@@ -110,49 +109,6 @@ std::string unicode_normalize(std::string_view s, const std::string& form) {
   std::string result(reinterpret_cast<const char*>(out), static_cast<size_t>(n));
   std::free(out);
   return result;
-}
-
-Regex::Regex(const std::string& pattern, bool literal, const std::string& file, const std::string& field) {
-  // Oniguruma's \s (HF's engine) is Unicode White_Space; PCRE2's under UCP is Z plus \h and \v, the same set
-  // (U+0085 included, U+001C-001F and U+180E not), so patterns pass through unchanged.
-  int error = 0;
-  PCRE2_SIZE offset = 0;
-  const uint32_t options = PCRE2_UTF | (literal ? PCRE2_LITERAL : PCRE2_UCP);  // LITERAL refuses UCP
-  auto* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), options, &error,
-                             &offset, nullptr);
-  if (code == nullptr) {
-    PCRE2_UCHAR message[256];
-    pcre2_get_error_message(error, message, sizeof message);
-    fail<FormatError>(file, field, "a regex PCRE2 compiles",
-                      fmt::format("'{}' ({} at offset {})", pattern, reinterpret_cast<const char*>(message), offset));
-  }
-  pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);  // a speed-up only: matching works without it
-  code_ = code;
-}
-
-Regex::~Regex() { pcre2_code_free(static_cast<pcre2_code*>(code_)); }
-
-std::vector<std::pair<size_t, size_t>> Regex::find_all(std::string_view text) const {
-  std::vector<std::pair<size_t, size_t>> matches;
-  auto* code = static_cast<pcre2_code*>(code_);
-  pcre2_match_data* data = pcre2_match_data_create_from_pattern(code, nullptr);
-  const auto* subject = reinterpret_cast<PCRE2_SPTR>(text.data());
-  size_t at = 0;
-  while (at <= text.size()) {
-    const int rc = pcre2_match(code, subject, text.size(), at, PCRE2_NO_UTF_CHECK, data, nullptr);
-    if (rc < 0) break;  // PCRE2_ERROR_NOMATCH, or a resource limit on a pathological pattern
-    const PCRE2_SIZE* ov = pcre2_get_ovector_pointer(data);
-    const size_t begin = ov[0], end = ov[1];
-    if (end > begin) matches.emplace_back(begin, end);
-    if (end > at) {
-      at = end;
-    } else {  // an empty match: step over one character
-      if (at >= text.size()) break;
-      at += next_code_point(text, at).second;
-    }
-  }
-  pcre2_match_data_free(data);
-  return matches;
 }
 
 }  // namespace fourfold::model::tokenizer_detail

@@ -88,24 +88,21 @@ std::vector<fs::path> write_png_frames(const fs::path& dir, const Tensor& video,
 Tensor read_png_frames(const fs::path& dir) {
   const std::vector<fs::path> files = png_files(dir);
   const auto t = static_cast<int64_t>(files.size());
-  Tensor out;
-  int64_t h = 0, w = 0;
+  // The first frame's header sets the size of all: the whole video is bounded before a pixel is decoded.
+  const PngSize size = png_size(read_regular_file(files[0], kMaxPngFileBytes), files[0].string());
+  const int64_t h = size.height, w = size.width;
+  const int64_t total = checked_product(std::vector<int64_t>{t, h, w}, dir.string(), "frames x height x width");
+  if (total > kMaxTotalPixels)
+    fail<FormatError>(dir.string(), "frames", fmt::format("at most {} pixels in all", kMaxTotalPixels),
+                      fmt::format("{} frames of {}x{} = {} pixels", t, w, h, total));
+  Tensor out = Tensor::empty({1, 3, t, h, w}, DType::f32);
+  float* data = static_cast<float*>(out.data());
   for (int64_t f = 0; f < t; ++f) {
     const std::string name = files[static_cast<size_t>(f)].string();
     const RgbImage image = decode_png_rgb(read_regular_file(name, kMaxPngFileBytes), name);
-    if (f == 0) {
-      h = image.height;
-      w = image.width;
-      const int64_t total = checked_product(std::vector<int64_t>{t, h, w}, dir.string(), "frames x height x width");
-      if (total > kMaxTotalPixels)
-        fail<FormatError>(dir.string(), "frames", fmt::format("at most {} pixels in all", kMaxTotalPixels),
-                          fmt::format("{} frames of {}x{} = {} pixels", t, w, h, total));
-      out = Tensor::empty({1, 3, t, h, w}, DType::f32);
-    } else if (image.height != h || image.width != w) {
+    if (image.height != h || image.width != w)
       fail<FormatError>(name, "size", fmt::format("{}x{} like the first frame", w, h),
                         fmt::format("{}x{}", image.width, image.height));
-    }
-    float* data = static_cast<float*>(out.data());
     for (int64_t c = 0; c < 3; ++c)
       for (int64_t i = 0; i < h * w; ++i)
         data[((c * t) + f) * h * w + i] = static_cast<float>(image.rgb[static_cast<size_t>(i * 3 + c)] / 127.5 - 1.0);

@@ -5,6 +5,10 @@
 #   records_suites_fuzzer      the records readers and the suite reader        (fuzz/corpus_records)
 #   tokenizer_fuzzer           tokenizer.json, encode, decode, streaming decode (fuzz/corpus_tokenizer)
 #   npy_fuzzer                 the .npy header and data bounds                  (fuzz/corpus_npy)
+#   vae_folder_fuzzer          the VAE config.json, an index's weight_map,
+#                              a safetensors header                          (fuzz/corpus_vae)
+#   png_fuzzer                 a PNG file as the frame reader decodes it     (fuzz/corpus_png; libpng itself is
+#                              the system's, not instrumented: crashes show, coverage inside it does not)
 # max_len is large enough to nest past every reader's depth limit. New inputs go to a scratch copy of each corpus,
 # so the repository's seeds stay as committed. Any crash, sanitizer report or unexpected exception fails the
 # script and leaves the input in build/fuzz/. FUZZ_TARGETS limits the run to some targets; FUZZ_RUNS replaces
@@ -33,8 +37,16 @@ libs[tokenizer_fuzzer]="-lpcre2-8 -lutf8proc"
 sources[npy_fuzzer]="src/model/formats/npy_header.cpp"
 corpus[npy_fuzzer]=fuzz/corpus_npy
 max_len[npy_fuzzer]=4096
+sources[vae_folder_fuzzer]="src/model/vae/wan_vae_config.cpp src/model/formats/folder_files.cpp
+                             src/model/safetensors_header.cpp"
+corpus[vae_folder_fuzzer]=fuzz/corpus_vae
+max_len[vae_folder_fuzzer]=8192
+sources[png_fuzzer]="src/model/vae/png_image.cpp"
+corpus[png_fuzzer]=fuzz/corpus_png
+max_len[png_fuzzer]=65536
+libs[png_fuzzer]="-lpng"
 
-for target in ${FUZZ_TARGETS:-safetensors_config_fuzzer records_suites_fuzzer tokenizer_fuzzer npy_fuzzer}; do
+for target in ${FUZZ_TARGETS:-safetensors_config_fuzzer records_suites_fuzzer tokenizer_fuzzer vae_folder_fuzzer png_fuzzer npy_fuzzer}; do
   # shellcheck disable=SC2086
   "$cxx" "${flags[@]}" "fuzz/$target.cpp" ${sources[$target]} "${core[@]}" -lfmt ${libs[$target]:-} -o "$out/$target"
   rm -rf "$out/corpus_$target"

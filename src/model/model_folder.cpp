@@ -1,17 +1,14 @@
 // Loading and writing Hugging Face model folders, checked tensor by tensor against the config's layout.
 #include "model/model_folder.h"
 
-#include <fstream>
 #include <regex>
-#include <set>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/file_io.h"
 #include "fourfold/errors.h"
-#include "model/bounded_json.h"
+#include "model/formats/folder_files.h"
 #include "model/safetensors.h"
 #include "model/weight_layout.h"
 
@@ -19,7 +16,6 @@ namespace fourfold::model {
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 
 constexpr const char* kConfigFile = "config.json";
 constexpr const char* kSingleFile = "model.safetensors";
@@ -27,31 +23,10 @@ constexpr const char* kIndexFile = "model.safetensors.index.json";
 constexpr const char* kGenerationConfigFile = "generation_config.json";
 const std::regex kShardName(R"(model-\d{5}-of-\d{5}\.safetensors)");
 
-std::string read_text(const fs::path& path) { return read_regular_file(path, uint64_t(1) << 30); }
-
 void write_text(const fs::path& path, const std::string& text) { write_file_atomically(path, text); }
 
 std::string describe(const Shape& shape, DType dtype) {
   return fmt::format("{} {}", dtype_name(dtype), shape_string(shape));
-}
-
-// model.safetensors.index.json: {"metadata": {...}, "weight_map": {tensor: file}}. File names must be plain
-// names inside the folder (an index pointing at ../elsewhere is refused).
-std::map<std::string, std::string> read_weight_map(const fs::path& index_path) {
-  const std::string where = index_path.string();
-  const json root = parse_bounded_json(read_text(index_path), where, "index");
-  if (!root.is_object() || !root.contains("weight_map") || !root["weight_map"].is_object())
-    fail<FormatError>(where, "weight_map", "an object of tensor name to file name", "none");
-  std::map<std::string, std::string> map;
-  for (const auto& [tensor, file] : root["weight_map"].items()) {
-    if (!file.is_string() || file.get<std::string>().empty() ||
-        file.get<std::string>().find('/') != std::string::npos || file.get<std::string>() == ".." ||
-        file.get<std::string>() == ".")
-      fail<FormatError>(where, "tensor " + tensor, "a file name in this folder",
-                        file.dump(-1, ' ', false, json::error_handler_t::replace));
-    map[tensor] = file.get<std::string>();
-  }
-  return map;
 }
 
 // The groups tensors are written in (a group is never split across shards): weight_layout order, each
@@ -127,21 +102,10 @@ void check_weights(const ModelConfig& config, const TensorMap& weights, const st
 LoadedModel load_model_folder(const fs::path& dir, WeightResidency residency, const FolderProgress& progress) {
   LoadedModel m;
   const fs::path config_path = dir / kConfigFile;
-  m.config = parse_model_config(read_text(config_path), config_path.string());
+  m.config = parse_model_config(read_folder_json(config_path), config_path.string());
 
-  std::map<std::string, std::string> weight_map;   // empty: one model.safetensors
-  std::vector<std::string> files;
-  if (fs::exists(dir / kIndexFile)) {
-    weight_map = read_weight_map(dir / kIndexFile);
-    std::set<std::string> unique;
-    for (const auto& [tensor, file] : weight_map) unique.insert(file);
-    files.assign(unique.begin(), unique.end());
-  } else if (fs::exists(dir / kSingleFile)) {
-    files.push_back(kSingleFile);
-  } else {
-    fail<FormatError>(dir.string(), "weights", fmt::format("{} or {} with its shards", kSingleFile, kIndexFile),
-                      "neither");
-  }
+  const WeightFiles listing = list_weight_files(dir, kSingleFile, kIndexFile);
+  const std::vector<std::string>& files = listing.files;
 
   uint64_t total = 0, done = 0;
   for (const std::string& file : files) {
@@ -159,21 +123,12 @@ LoadedModel load_model_folder(const fs::path& dir, WeightResidency residency, co
     m.file_copy_bytes += f.copied_bytes;
     for (auto& [name, reason] : f.copied) m.copied[name] = reason;
     for (auto& [name, tensor] : f.tensors) {
-      if (!weight_map.empty()) {
-        const auto listed = weight_map.find(name);
-        if (listed == weight_map.end() || listed->second != file)
-          fail<FormatError>((dir / file).string(), "tensor " + name,
-                            fmt::format("a tensor {} lists in this file", kIndexFile),
-                            listed == weight_map.end() ? "it not listed" : "it listed under " + listed->second);
-      }
+      check_listed(listing, dir, file, name);
       m.file_of[name] = file;
       m.weights.emplace(name, std::move(tensor));
     }
   }
-  for (const auto& [name, file] : weight_map)
-    if (!m.weights.count(name))
-      fail<FormatError>((dir / file).string(), "tensor " + name, fmt::format("present ({} lists it)", kIndexFile),
-                        "no such tensor in the file");
+  check_index_complete(listing, dir, [&](const std::string& name) { return m.weights.count(name) > 0; });
   // Before anything is built entry by entry from the config, it must describe no more than the files can hold (a
   // tensor or two short still reaches check_weights, which names the missing one).
   const WeightTotals implied = weight_totals(m.config, config_path.string());
@@ -193,7 +148,7 @@ LoadedModel load_model_folder(const fs::path& dir, WeightResidency residency, co
   }
   check_weights(m.config, m.weights, dir.string(), m.file_of);
   if (fs::exists(dir / kGenerationConfigFile))
-    m.generation = parse_generation_config(read_text(dir / kGenerationConfigFile),
+    m.generation = parse_generation_config(read_folder_json(dir / kGenerationConfigFile),
                                            (dir / kGenerationConfigFile).string());
   return m;
 }

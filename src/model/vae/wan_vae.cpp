@@ -4,16 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
-#include <nlohmann/json.hpp>
 
+#include "core/checked_math.h"
 #include "fourfold/errors.h"
 #include "fourfold/ops.h"
-#include "model/bounded_json.h"
+#include "model/formats/folder_files.h"
 #include "model/safetensors.h"
 #include "model/vae/tiled.h"
 
@@ -392,29 +390,60 @@ Tensor clamp_unit(const Tensor& x) {
   return Tensor::from_vector(v, x.shape(), x.dtype());
 }
 
-void check_input(const char* what, const Tensor& x, int64_t channels) {
+// Latents [B, z_dim, T, h, w] or a video [B, pixel channels, T, H, W], every size at least 1, floating-point,
+// and whose work fits in 64 bits: the output's size and a bound on every activation of the run (the widest
+// stage's channels x one chunk's frames with the two cached in front x the output's pixels, in f32 bytes) are
+// computed with checked math, so that sizes which would wrap (latents with one dimension 0 and another 2^62)
+// are refused here rather than becoming an undersized buffer.
+void check_input(const Tensor& x, const WanVaeConfig& c, bool latents) {
+  const char* what = latents ? "latents" : "video";
+  const int64_t channels = latents ? c.z_dim : c.pixel_channels(true);
   if (x.dim() != 5 || x.size(1) != channels)
     fail<ShapeError>("wan vae", what, fmt::format("[B, {}, T, H, W]", channels), shape_string(x.shape()));
-  if (x.size(2) < 1) fail<ShapeError>("wan vae", what, "at least one frame", shape_string(x.shape()));
+  for (int64_t d = 0; d < 5; ++d)
+    if (x.size(d) < 1)
+      fail<ShapeError>("wan vae", what, "at least one batch entry, frame, row and column", shape_string(x.shape()));
   if (!is_floating(x.dtype()))
     fail<DTypeError>("wan vae", what, "a floating-point tensor", std::string(dtype_name(x.dtype())));
+  const std::string where = fmt::format("wan vae ({} {})", what, shape_string(x.shape()));
+  const int64_t scale = latents ? c.scale_factor_spatial : 1;
+  const int64_t frames = latents ? c.decoded_frames(x.size(2)) : x.size(2);
+  const int64_t h = checked_mul(x.size(3), scale, where, "the output's height");
+  const int64_t w = checked_mul(x.size(4), scale, where, "the output's width");
+  const int64_t f32 = sizeof(float);
+  checked_product(Shape{x.size(0), c.pixel_channels(false), frames, h, w, f32}, where, "the output's size");
+  int64_t widest = std::max({c.in_channels, c.out_channels, 2 * c.z_dim});
+  for (int64_t m : c.dim_mult) widest = std::max({widest, c.base_dim * m, c.decoder_base_dim * m});
+  checked_product(Shape{x.size(0), widest, c.scale_factor_temporal + kCacheFrames, h, w, f32}, where,
+                  "the widest activation's size");
 }
 
 }  // namespace
+
+void check_wan_vae_weights(const WanVaeConfig& config, const std::map<std::string, Tensor>& weights,
+                           const std::string& where, const std::map<std::string, std::string>& file_of) {
+  const auto file = [&](const std::string& name) {
+    const auto it = file_of.find(name);
+    return it == file_of.end() ? where : (std::filesystem::path(where) / it->second).string();
+  };
+  for (const auto& [name, shape] : wan_vae_tensor_shapes(config)) {
+    const auto it = weights.find(name);
+    if (it == weights.end())
+      fail<FormatError>(where, "tensor " + name, "a floating-point tensor " + shape_string(shape), "none (missing)");
+    if (it->second.shape() != shape || !is_floating(it->second.dtype()))
+      fail<FormatError>(file(name), "tensor " + name, "a floating-point tensor " + shape_string(shape),
+                        fmt::format("{} {}", dtype_name(it->second.dtype()), shape_string(it->second.shape())));
+  }
+}
 
 WanVae::WanVae(WanVaeConfig config, std::map<std::string, Tensor> weights, DType activation)
     : config_(std::move(config)), activation_(activation) {
   if (activation != DType::f32 && activation != DType::bf16)
     fail<DTypeError>("wan vae", "activation", "float32 or bfloat16", std::string(dtype_name(activation)));
-  for (const auto& [name, shape] : wan_vae_tensor_shapes(config_)) {
-    auto it = weights.find(name);
-    if (it == weights.end()) fail<FormatError>("wan vae", "weights", "a tensor named '" + name + "'", "none");
-    if (it->second.shape() != shape)
-      fail<FormatError>("wan vae", name, shape_string(shape), shape_string(it->second.shape()));
-    if (!is_floating(it->second.dtype()))
-      fail<FormatError>("wan vae", name, "a floating-point tensor", std::string(dtype_name(it->second.dtype())));
-    weights_[name] = it->second.to(activation).contiguous();
-  }
+  check_wan_vae_config(config_, "wan vae");
+  check_wan_vae_weights(config_, weights, "wan vae");
+  for (const auto& [name, shape] : wan_vae_tensor_shapes(config_))
+    weights_[name] = weights.at(name).to(activation).contiguous();
 }
 
 int64_t WanVae::parameter_bytes() const {
@@ -448,7 +477,7 @@ Tensor WanVae::decode_frames(const Tensor& latents, const std::function<void(int
 }
 
 Tensor WanVae::decode(const Tensor& latents, const std::function<void(int64_t, int64_t)>& on_frame) const {
-  check_input("latents", latents, config_.z_dim);
+  check_input(latents, config_, /*latents=*/true);
   return clamp_unit(unpatchify(decode_frames(latents, on_frame), config_.patch_size));
 }
 
@@ -469,7 +498,7 @@ Tensor WanVae::encode_moments(const Tensor& video) const {
 }
 
 void WanVae::check_video(const Tensor& video) const {
-  check_input("video", video, config_.pixel_channels(true));
+  check_input(video, config_, /*latents=*/false);
   const int64_t t = video.size(2);
   if ((t - 1) % config_.scale_factor_temporal != 0)
     fail<ShapeError>("wan vae", "video", fmt::format("1 + {} k frames", config_.scale_factor_temporal),
@@ -496,7 +525,7 @@ void check_tiling(const WanVae::Tiling& t, int64_t scale) {
 
 Tensor WanVae::decode_tiled(const Tensor& latents, const Tiling& tiling,
                             const std::function<void(int64_t, int64_t)>& on_tile) const {
-  check_input("latents", latents, config_.z_dim);
+  check_input(latents, config_, /*latents=*/true);
   const int64_t s = config_.scale_factor_spatial;
   check_tiling(tiling, s);
   const int64_t h = latents.size(3), w = latents.size(4), tile = tiling.tile / s, p = config_.patch_size;
@@ -526,35 +555,19 @@ Tensor WanVae::encode_tiled(const Tensor& video, const Tiling& tiling) const {
 
 WanVae load_wan_vae(const std::filesystem::path& dir, DType activation) {
   const std::filesystem::path config_path = dir / "config.json";
-  std::ifstream in(config_path, std::ios::binary);
-  if (!in) throw FormatError(fmt::format("{}: cannot open for reading (a diffusers VAE folder has config.json)", config_path.string()));
-  std::stringstream text;
-  text << in.rdbuf();
-  WanVaeConfig config = parse_wan_vae_config(text.str(), config_path.string());
+  WanVaeConfig config = parse_wan_vae_config(read_folder_json(config_path), config_path.string());
+  const WeightFiles listing =
+      list_weight_files(dir, "diffusion_pytorch_model.safetensors", "diffusion_pytorch_model.safetensors.index.json");
   std::map<std::string, Tensor> weights;
-  const std::filesystem::path single = dir / "diffusion_pytorch_model.safetensors";
-  const std::filesystem::path index = dir / "diffusion_pytorch_model.safetensors.index.json";
-  std::vector<std::filesystem::path> files;
-  if (std::filesystem::exists(single)) {
-    files.push_back(single);
-  } else if (std::filesystem::exists(index)) {
-    std::ifstream idx(index, std::ios::binary);
-    std::stringstream s;
-    s << idx.rdbuf();
-    const nlohmann::json j = parse_bounded_json(s.str(), index.string(), "index");
-    if (!j.contains("weight_map") || !j["weight_map"].is_object())
-      throw FormatError(fmt::format("{}: field 'weight_map': expected an object of tensor -> file", index.string()));
-    for (const auto& [name, file] : j["weight_map"].items()) {
-      if (!file.is_string()) throw FormatError(fmt::format("{}: field 'weight_map.{}': expected a file name", index.string(), name));
-      const std::filesystem::path p = dir / file.get<std::string>();
-      if (std::find(files.begin(), files.end(), p) == files.end()) files.push_back(p);
+  std::map<std::string, std::string> file_of;
+  for (const std::string& file : listing.files)
+    for (auto& [name, t] : read_safetensors(dir / file).tensors) {
+      check_listed(listing, dir, file, name);
+      file_of[name] = file;
+      weights[name] = std::move(t);
     }
-  } else {
-    throw FormatError(fmt::format("{}: expected diffusion_pytorch_model.safetensors or its .index.json, found neither",
-                                  dir.string()));
-  }
-  for (const auto& f : files)
-    for (auto& [name, t] : read_safetensors(f).tensors) weights[name] = t;
+  check_index_complete(listing, dir, [&](const std::string& name) { return weights.count(name) > 0; });
+  check_wan_vae_weights(config, weights, dir.string(), file_of);
   return WanVae(std::move(config), std::move(weights), activation);
 }
 

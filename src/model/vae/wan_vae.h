@@ -53,8 +53,15 @@ class WanVae {
 // Every tensor a config implies, with its shape, under diffusers' names (the state dict of AutoencoderKLWan).
 std::map<std::string, Shape> wan_vae_tensor_shapes(const WanVaeConfig& config);
 
+// FormatError unless `weights` holds every tensor wan_vae_tensor_shapes(config) lists, floating-point and of that
+// shape: a missing one names `where` (the folder), a misshapen one the file file_of says it came from (a name
+// within `where`), each with the tensor, what was expected and what was found. Extra tensors are ignored.
+void check_wan_vae_weights(const WanVaeConfig& config, const std::map<std::string, Tensor>& weights,
+                           const std::string& where, const std::map<std::string, std::string>& file_of = {});
+
 // A diffusers folder: config.json and diffusion_pytorch_model.safetensors (or its sharded form with
-// diffusion_pytorch_model.safetensors.index.json). FormatError naming the file for anything missing or wrong.
+// diffusion_pytorch_model.safetensors.index.json, which wins when both are there, as in diffusers), read through
+// model/formats/folder_files.h. FormatError naming the file for anything missing or wrong.
 WanVae load_wan_vae(const std::filesystem::path& dir, DType activation = DType::f32);
 
 }  // namespace fourfold::model

@@ -25,12 +25,19 @@ struct WanVaeConfig {
   int64_t scale_factor_temporal = 4, scale_factor_spatial = 8;
 
   // Frames out of the decoder for `latent_frames` in: the first latent frame gives one, each later one
-  // scale_factor_temporal (through the temporal upsamplers).
+  // scale_factor_temporal (through the temporal upsamplers). FormatError naming "latents" on overflow.
   int64_t decoded_frames(int64_t latent_frames) const;
 };
 
 // Parses config.json text; `file` names it in errors. FormatError "<file>: field '<key>': expected ..., found
-// ..." for a bad value or a config of another _class_name.
+// ..." for a bad value, a config of another _class_name, or any failure of check_wan_vae_config.
 WanVaeConfig parse_wan_vae_config(const std::string& text, const std::string& file);
+
+// FormatError "<file>: field '<key>': ..." unless every size is within its bound and the config describes one
+// network: temperal_downsample one entry per downsampling stage, the scale factors those the stages give, the
+// channels whole patches, the latent statistics z_dim values, and (Wan 2.2) every shortcut's channels dividing
+// as diffusers' AvgDown3D / DupUp3D require. Everything the network later slices by is checked here, before any
+// tensor is built, so a bad config never surfaces as an op's internal error.
+void check_wan_vae_config(const WanVaeConfig& config, const std::string& file);
 
 }  // namespace fourfold::model

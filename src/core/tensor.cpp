@@ -34,6 +34,8 @@ Shape contiguous_strides(const Shape& shape) {
 }
 
 int64_t shape_numel(const Shape& shape) {
+  // A zero anywhere is an empty tensor, whatever the other sizes multiply to (no product before it may overflow).
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
   int64_t n = 1;
   for (int64_t s : shape) n *= s;
   return n;
@@ -89,9 +91,28 @@ void check_shape(const Shape& shape, const char* where) {
 Tensor::Tensor(std::shared_ptr<Storage> storage, DType dtype, Shape shape, Shape strides, int64_t offset)
     : storage_(std::move(storage)), dtype_(dtype), shape_(std::move(shape)), strides_(std::move(strides)), offset_(offset) {}
 
+namespace {
+
+// The bytes of a contiguous tensor of `shape`: a product of sizes or a byte count past 64 bits is a ShapeError
+// naming the shape, never a wrapped size that allocates a small block for a huge tensor.
+size_t checked_nbytes(const Shape& shape, DType dtype, const char* where) {
+  if (std::find(shape.begin(), shape.end(), 0) != shape.end()) return 0;
+  int64_t n = 1;
+  for (int64_t s : shape)
+    if (__builtin_mul_overflow(n, s, &n))
+      fail<ShapeError>(where, "shape", "sizes whose product fits in 64 bits", shape_string(shape));
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(n, static_cast<int64_t>(dtype_size(dtype)), &bytes))
+    fail<ShapeError>(where, "shape", fmt::format("at most 2^63 - 1 bytes of {}", dtype_name(dtype)),
+                     fmt::format("{} elements of {} bytes", shape_string(shape), dtype_size(dtype)));
+  return static_cast<size_t>(bytes);
+}
+
+}  // namespace
+
 Tensor Tensor::empty(const Shape& shape, DType dtype, Device device) {
   check_shape(shape, "Tensor::empty");
-  const size_t nbytes = static_cast<size_t>(shape_numel(shape)) * dtype_size(dtype);
+  const size_t nbytes = checked_nbytes(shape, dtype, "Tensor::empty");
   auto storage = std::make_shared<Storage>(nbytes, allocator_for(device));
   return Tensor(std::move(storage), dtype, shape, contiguous_strides(shape), 0);
 }
@@ -110,7 +131,7 @@ Tensor Tensor::full(const Shape& shape, double value, DType dtype, Device device
 
 Tensor Tensor::from_blob(void* data, const Shape& shape, DType dtype, std::shared_ptr<void> owner, Device device) {
   check_shape(shape, "Tensor::from_blob");
-  const size_t nbytes = static_cast<size_t>(shape_numel(shape)) * dtype_size(dtype);
+  const size_t nbytes = checked_nbytes(shape, dtype, "Tensor::from_blob");
   auto storage = std::make_shared<Storage>(data, nbytes, device, std::move(owner));
   return Tensor(std::move(storage), dtype, shape, contiguous_strides(shape), 0);
 }

@@ -44,15 +44,16 @@ GenerationConfig parse_generation_config(std::string_view json_text, const std::
     if (!v->is_boolean()) bad("do_sample", "true or false");
     g.do_sample = v->get<bool>();
   }
-  const auto number = [&](const char* key, std::optional<double>& out, double min) {
+  // Checked here, where the file and the key can be named, not left for the sampler to refuse as its own input.
+  const auto number = [&](const char* key, std::optional<double>& out, std::string_view expected, auto in_range) {
     if (const json* v = find(root, key)) {
-      if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < min)
-        bad(key, fmt::format("a finite number >= {}", min));
+      if (!v->is_number() || !std::isfinite(v->get<double>()) || !in_range(v->get<double>())) bad(key, expected);
       out = v->get<double>();
     }
   };
-  number("temperature", g.temperature, 0.0);
-  number("top_p", g.top_p, 0.0);
+  number("temperature", g.temperature, "a finite number >= 0", [](double t) { return t >= 0.0; });
+  number("top_p", g.top_p, "a number in (0, 1] (the nucleus' probability mass)",
+         [](double p) { return p > 0.0 && p <= 1.0; });
   const auto integer = [&](const char* key, std::optional<int64_t>& out) {
     if (const json* v = find(root, key)) {
       if (!v->is_number_integer() || v->get<int64_t>() < 0) bad(key, "an integer >= 0");

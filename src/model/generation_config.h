@@ -20,7 +20,8 @@ struct GenerationConfig {
   std::vector<std::string> not_applied;   // keys that change sampling and that fourfold does not implement
 };
 
-// FormatError naming `file_name` and the key for bad JSON or ill-typed values.
+// FormatError naming `file_name` and the key for bad JSON, ill-typed values or values out of their range
+// (temperature >= 0, top_p in (0, 1], top_k, max_new_tokens and token ids >= 0).
 GenerationConfig parse_generation_config(std::string_view json_text, const std::string& file_name);
 
 }  // namespace fourfold::model

@@ -25,6 +25,7 @@ WrittenModel make_model(const std::string& preset, const std::filesystem::path& 
   if (layers && *layers < 1) fail<ValueError>("make-model", "--layers", "at least 1", std::to_string(*layers));
   ModelConfig config = preset_config(preset, layers);
   config.torch_dtype = DType::bf16;
+  require_memory_for_preset(preset, config, DType::bf16);
   TensorMap weights = synthetic_weights(config, DType::bf16, seed);
   if (dtype == "fp8") {
     QuantizedCheckpoint q = quantize_checkpoint(config, weights, Fp8Recipe::block);

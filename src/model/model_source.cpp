@@ -1,11 +1,13 @@
 #include "model/model_source.h"
 
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include <fmt/format.h>
 
+#include "core/available_memory.h"
 #include "model/model_folder.h"
 
 namespace fourfold::model {
@@ -18,6 +20,22 @@ std::string file_hash(const std::string& path) {
   uint64_t h = 1469598103934665603ull;
   for (unsigned char ch : ss.str()) h = (h ^ ch) * 1099511628211ull;
   return fmt::format("fnv1a64:{:016x}", h);
+}
+
+// --weights copy reads every safetensors file into anonymous memory, which must fit beside everything else.
+// Mapped weights (map, populate) are page cache: the kernel evicts and rereads pages when they do not all fit,
+// which is slow but correct, so those are not refused here.
+void require_memory_for_copy(const std::string& model_dir) {
+  uint64_t bytes = 0;
+  std::error_code ec;
+  for (const std::filesystem::directory_entry& entry : std::filesystem::directory_iterator(model_dir, ec)) {
+    std::error_code size_ec;
+    if (entry.path().extension() != ".safetensors" || !entry.is_regular_file(size_ec)) continue;
+    const uintmax_t size = entry.file_size(size_ec);
+    if (!size_ec) bytes += static_cast<uint64_t>(size);
+  }
+  require_available_memory(bytes, "model " + model_dir, "its safetensors files read into memory (--weights copy)",
+                           "--weights map keeps them in the page cache instead");
 }
 
 }  // namespace
@@ -37,6 +55,7 @@ ModelSource open_model(const std::string& model_dir, const std::string& preset, 
                        std::optional<int64_t> layers, WeightResidency residency, const FolderProgress& progress) {
   ModelSource s;
   if (!model_dir.empty()) {
+    if (residency == WeightResidency::copy) require_memory_for_copy(model_dir);
     const auto start = std::chrono::steady_clock::now();
     LoadedModel loaded = load_model_folder(model_dir, residency, progress);
     s.load_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -53,6 +72,7 @@ ModelSource open_model(const std::string& model_dir, const std::string& preset, 
   }
   s.name = preset.empty() ? "tiny-moe" : preset;
   s.config = preset_config(s.name, layers);
+  require_memory_for_preset(s.name, s.config, DType::bf16);
   s.weights = synthetic_weights(s.config, DType::bf16, seed);
   return s;
 }

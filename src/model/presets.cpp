@@ -2,11 +2,13 @@
 #include "model/presets.h"
 
 #include <cmath>
+#include <cstdint>
 #include <functional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "core/available_memory.h"
 #include "fourfold/errors.h"
 #include "model/weight_layout.h"
 
@@ -129,6 +131,15 @@ ModelConfig preset_config(const std::string& name, std::optional<int64_t> layers
     c.num_hidden_layers = *layers;
   }
   return c;
+}
+
+void require_memory_for_preset(const std::string& name, const ModelConfig& config, DType dtype) {
+  const WeightTotals totals = weight_totals(config, "preset " + name);
+  uint64_t bytes = 0;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(totals.elements), dtype_size(dtype), &bytes)) bytes = UINT64_MAX;
+  require_available_memory(bytes, "preset " + name,
+                           fmt::format("its {} weights ({} layers)", dtype_name(dtype), config.num_hidden_layers),
+                           "--layers N builds fewer");
 }
 
 TensorMap synthetic_weights(const ModelConfig& config, DType dtype, uint64_t seed) {

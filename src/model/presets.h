@@ -20,6 +20,10 @@ using TensorMap = std::map<std::string, Tensor>;
 ModelConfig preset_config(const std::string& name, std::optional<int64_t> layers = std::nullopt);
 std::vector<std::string> preset_names();
 
+// Refuses before synthetic_weights starts: ValueError naming the preset, the bytes its weights take in `dtype`
+// and the memory available (available_memory()), when they cannot fit. `hint` says how to ask for less.
+void require_memory_for_preset(const std::string& name, const ModelConfig& config, DType dtype);
+
 // Deterministic random weights for `config` in `dtype` (bf16, f16 or f32), the same bytes for the same seed on
 // any thread count. Scaled so activations stay in a sane range through every layer:
 //   projections and the router ~ N(0, 1/fan_in), so each keeps the variance of a unit-variance input;

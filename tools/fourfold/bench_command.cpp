@@ -191,7 +191,7 @@ void run_bench_ops(const BenchOpsOptions& o) {
   const Policy policy = requested_policy(o);
   std::optional<DType> dtype;
   if (!o.dtype.empty()) dtype = parse_dtype(o.dtype);
-  if (!o.json_path.empty()) AtomicFile probe(o.json_path);   // the folder is writable (nothing is left behind)
+  if (!o.json_path.empty()) check_output_path(o.json_path, "--json");
   std::vector<Suite> suites;
   if (!o.probes_only)
     for (const std::string& name : requested_suites(o, dir)) suites.push_back(load_suite(name, dir));

@@ -1,5 +1,6 @@
 #include <cmath>
 #include <limits>
+#include <string>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -11,6 +12,19 @@
 namespace fourfold::cli {
 namespace {
 int g_exit_code = 0;
+std::string g_current_input;
+}
+
+void set_current_input(std::string what) { g_current_input = std::move(what); }
+const std::string& current_input() { return g_current_input; }
+
+void refuse_empty_values(CLI::App& app) {
+  const CLI::Validator non_empty(
+      [](std::string& text) -> std::string { return text.empty() ? "expected a value, found an empty string" : ""; },
+      "");   // no word in --help beside every option
+  for (CLI::Option* option : app.get_options())
+    if (option->get_type_size_min() > 0) option->check(non_empty);   // flags take no value
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) refuse_empty_values(*sub);
 }
 
 void set_exit_code(int code) { g_exit_code = code; }

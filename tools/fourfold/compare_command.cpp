@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "commands.h"
+#include "core/file_io.h"
 
 namespace fourfold::cli {
 
@@ -26,6 +27,8 @@ void register_compare(CLI::App& app) {
       ->capture_default_str()
       ->check(finite_in(0, std::numeric_limits<double>::max()));
   cmd->callback([] {
+    if (!markdown_path.empty()) check_output_path(markdown_path, "--md");
+    if (!html_path.empty()) check_output_path(html_path, "--html");
     const RecordSet baseline = read_record_set(baseline_path);
     const RecordSet candidate = read_record_set(candidate_path);
     const Comparison c = compare_records(baseline, candidate, thresholds);

@@ -3,9 +3,11 @@
 #include <fmt/format.h>
 
 #include "commands.h"
+#include "core/file_io.h"
 #include "fourfold/errors.h"
 #include "model/model_maker.h"
 #include "model/presets.h"
+#include "model/quantize.h"
 #include "model/vae/wan_vae_presets.h"
 
 namespace fourfold::cli {
@@ -27,16 +29,28 @@ void register_make_model(CLI::App& app) {
   cmd->add_option("--layers", layers, "number of layers (default: the preset's)")->check(CLI::Range(1, 1000));
   cmd->add_option("--max-shard-mib", shard_mib, "shard the safetensors above this size")->check(finite_in(1e-3, 1e9));
   cmd->callback([] {
-    if (model::is_wan_vae_preset(preset)) {
+    // Written whole into a staging folder and swapped in, as quantize does: a killed run leaves the previous
+    // folder, not one whose checkpoint was removed first.
+    const bool vae = model::is_wan_vae_preset(preset);
+    OutputFolder folder(out,
+                        vae ? OwnedNames{"config.json", "diffusion_pytorch_model.safetensors"}
+                            : OwnedNames([](const std::string& name) { return model::is_checkpoint_file_name(name); }),
+                        "--out");
+    set_current_input("preset " + preset);
+    if (vae) {
       if (dtype == "fp8") fail<ValueError>("make-model", "--dtype", "f32 or bf16 for a VAE preset", dtype);
-      const uint64_t bytes = model::write_wan_vae_folder(out, model::wan_vae_preset(preset), parse_dtype(dtype), seed);
+      const uint64_t bytes =
+          model::write_wan_vae_folder(folder.staging(), model::wan_vae_preset(preset), parse_dtype(dtype), seed);
+      folder.commit();
       fmt::print("make-model: wrote {} ({} {}, diffusers AutoencoderKLWan layout, {} bytes = {:.1f} MiB)\n", out, preset,
                  dtype, bytes, bytes / 1048576.0);
       return;
     }
     if (dtype == "f32") fail<ValueError>("make-model", "--dtype", "bf16 or fp8 for a decoder preset", dtype);
-    const auto w = model::make_model(preset, out, dtype, seed, layers > 0 ? std::optional<int64_t>(layers) : std::nullopt,
+    const auto w = model::make_model(preset, folder.staging(), dtype, seed,
+                                     layers > 0 ? std::optional<int64_t>(layers) : std::nullopt,
                                      static_cast<uint64_t>(shard_mib * 1048576.0));
+    folder.commit();
     fmt::print("make-model: wrote {} ({} {}, {} layers, {} parameters, {} bytes = {:.1f} MiB)\n", out, preset,
                dtype, w.config.num_hidden_layers, w.parameters, w.bytes, w.bytes / 1048576.0);
   });

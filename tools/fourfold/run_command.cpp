@@ -3,6 +3,7 @@
 // generated tokens.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -101,9 +102,38 @@ std::vector<int64_t> parse_ids(const std::string& text, int64_t vocab) {
   return ids;
 }
 
-std::string read_prompt_file(const std::string& path) { return read_regular_file(path, uint64_t(1) << 30); }
+// A prompt file is refused by its size before any of it is read or tokenized: a file far past the context would
+// otherwise cost its whole tokenization (seconds and gigabytes for tens of MB) before its length is known. A
+// token of these byte-level BPEs covers at most a few dozen bytes of real text (the longest are runs of spaces or
+// punctuation), so 64 bytes per position of the context is past any prompt that fits it; 1 MiB keeps small
+// contexts from refusing an ordinary file.
+uint64_t prompt_file_cap(int64_t context) {
+  const uint64_t positions = static_cast<uint64_t>(std::clamp<int64_t>(context, 0, int64_t(1) << 48));
+  return std::max<uint64_t>(uint64_t(1) << 20, positions * 64);
+}
 
-Prompt make_prompt(const RunOptions& o, const std::optional<model::Tokenizer>& tokenizer, int64_t vocab) {
+std::string read_prompt_file(const std::string& path, int64_t context) {
+  const uint64_t cap = prompt_file_cap(context);
+  std::error_code ec;
+  const uintmax_t size = std::filesystem::file_size(path, ec);
+  if (!ec && size > cap)
+    fail<ValueError>("run", "--prompt-file " + path,
+                     fmt::format("at most {} bytes (64 per position of the context {}, at least 1 MiB)", cap, context),
+                     fmt::format("{} bytes", size));
+  return read_regular_file(path, cap);
+}
+
+// The tokenizer's refusal (invalid UTF-8...) names the option and the file the text came from.
+std::vector<int64_t> encode_prompt(const model::Tokenizer& tokenizer, const std::string& text, const std::string& from) {
+  try {
+    return tokenizer.encode(text);
+  } catch (const ValueError& e) {
+    fail<ValueError>("run", from, "text the tokenizer accepts", e.what());
+  }
+}
+
+Prompt make_prompt(const RunOptions& o, const std::optional<model::Tokenizer>& tokenizer, int64_t vocab,
+                   int64_t context) {
   const int given = !o.prompt_text.empty() + !o.prompt_file.empty() + !o.prompt_ids_text.empty();
   if (given > 1) fail<ValueError>("run", "--prompt", "one of --prompt, --prompt-file, --prompt-ids", "several");
   if (!o.prompt_ids_text.empty()) return {parse_ids(o.prompt_ids_text, vocab), "--prompt-ids"};
@@ -114,12 +144,13 @@ Prompt make_prompt(const RunOptions& o, const std::optional<model::Tokenizer>& t
   if (!tokenizer)
     fail<ValueError>("run", option, "a model folder with a tokenizer.json (--model DIR)",
                      o.model_dir.empty() ? "a preset, which has no tokenizer" : "none in " + o.model_dir);
-  const std::string text = o.prompt_text.empty() ? read_prompt_file(o.prompt_file) : o.prompt_text;
-  std::vector<int64_t> ids = tokenizer->encode(text);
-  if (ids.empty()) fail<ValueError>("run", option, "text that encodes to at least one token", "none");
+  const std::string from = o.prompt_text.empty() ? "--prompt-file " + o.prompt_file : "--prompt";
+  const std::string text = o.prompt_text.empty() ? read_prompt_file(o.prompt_file, context) : o.prompt_text;
+  std::vector<int64_t> ids = encode_prompt(*tokenizer, text, from);
+  if (ids.empty()) fail<ValueError>("run", from, "text that encodes to at least one token", "none");
   for (int64_t id : ids)
     if (id >= vocab)
-      fail<ValueError>("run", option, fmt::format("token ids below the model's vocab_size {}", vocab),
+      fail<ValueError>("run", from, fmt::format("token ids below the model's vocab_size {}", vocab),
                        fmt::format("id {} from tokenizer.json", id));
   return {ids, fmt::format("{} ({} tokens)", option, ids.size())};
 }
@@ -173,8 +204,9 @@ void run(const RunOptions& o, bool sampling_set) {
   if (!o.model_dir.empty() && !o.preset.empty()) fail<ValueError>("run", "--model", "either --model or --preset", "both");
   if (!o.model_dir.empty() && o.layers > 0)
     fail<ValueError>("run", "--layers", "a preset (a folder has the layers its config.json says)", "--model too");
-  if (!o.json_path.empty()) AtomicFile probe(o.json_path);   // refused now, not after the run
-  if (!o.logits_path.empty()) AtomicFile probe(o.logits_path);
+  // Refused now, not after the run.
+  if (!o.json_path.empty()) check_output_path(o.json_path, "--json");
+  if (!o.logits_path.empty()) check_output_path(o.logits_path, "--logits");
   const bool tty = isatty(STDERR_FILENO) != 0;
   const auto say = [&](const std::string& m) {
     if (tty) fmt::print(stderr, "\r\033[K{}", m);
@@ -193,6 +225,8 @@ void run(const RunOptions& o, bool sampling_set) {
     last_percent = percent;
     say(fmt::format("loading {} (--weights {}): {} of {} ({}%)", o.model_dir, o.weights, bytes(done), bytes(total), percent));
   };
+  set_current_input(o.model_dir.empty() ? "preset " + (o.preset.empty() ? std::string("tiny-moe") : o.preset)
+                                          : "model " + o.model_dir);
   model::ModelSource source = model::open_model(o.model_dir, o.preset, o.seed, layers, residency, load_progress);
   if (source.from_files)
     fmt::print("load: {} in {:.2f} s ({}, {} threads)\n", bytes(source.mapped_bytes + source.file_copy_bytes),
@@ -207,7 +241,7 @@ void run(const RunOptions& o, bool sampling_set) {
   const std::filesystem::path tokenizer_path = std::filesystem::path(o.model_dir) / "tokenizer.json";
   if (!o.model_dir.empty() && std::filesystem::exists(tokenizer_path))
     tokenizer = model::Tokenizer::from_file(tokenizer_path);
-  const Prompt prompt = make_prompt(o, tokenizer, config.vocab_size);
+  const Prompt prompt = make_prompt(o, tokenizer, config.vocab_size, config.max_position_embeddings);
   const int64_t prompt_tokens = static_cast<int64_t>(prompt.ids.size());
   // A model is only defined up to its trained length: rope and attention past it give numbers, not answers.
   const bool past_max = prompt_tokens + o.gen > config.max_position_embeddings;

@@ -32,6 +32,7 @@ void register_sweep(CLI::App& app) {
   add_threads_option(*cmd, threads);
   cmd->callback([] {
     apply_threads(threads);
+    if (!json_path.empty()) check_output_path(json_path, "--json");
     if (!options.only_op.empty()) {
       const auto names = sweep_case_names();
       if (std::find(names.begin(), names.end(), options.only_op) == names.end())

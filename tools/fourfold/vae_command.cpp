@@ -4,6 +4,9 @@
 // memory at three levels with "outside the allocator" and the pad calls on their own lines.
 #include <algorithm>
 #include <chrono>
+#include <optional>
+#include <regex>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -14,6 +17,7 @@
 #include "check/report_tables.h"
 #include "check/vae_workload.h"
 #include "commands.h"
+#include "core/file_io.h"
 #include "fourfold/allocator.h"
 #include "fourfold/errors.h"
 #include "fourfold/policy.h"
@@ -107,12 +111,24 @@ void print_header(const model::WanVae& vae, const VaeOptions& o) {
              report::bytes_text(vae.parameter_bytes()));
 }
 
-void finish(const Tensor& video, const VaeOptions& o, double seconds, const char* name) {
+// --out: the frames of one run are staged and swapped in together, so a killed run leaves the previous run's
+// frames (never truncated ones under final names) and a shorter run leaves none of a longer one's behind. The
+// folder may hold only frames these commands write.
+std::optional<OutputFolder> frames_folder(const VaeOptions& o) {
+  if (o.out_dir.empty()) return std::nullopt;
+  static const std::regex frame_name(R"((frame|decoded|input)_\d{4,}\.png)");
+  return std::optional<OutputFolder>(std::in_place, o.out_dir,
+                                     OwnedNames([](const std::string& name) { return std::regex_match(name, frame_name); }),
+                                     "--out");
+}
+
+void finish(const Tensor& video, const VaeOptions& o, std::optional<OutputFolder>& out, double seconds,
+            const char* name) {
   const int64_t frames = video.size(2), h = video.size(3), w = video.size(4);
   fmt::print("throughput: {} frames of {}x{} in {:.3f} s: {:.3f} frames/s, {:.3f} megapixels/s\n", frames, w, h,
              seconds, frames / seconds, frames * h * w / seconds / 1e6);
-  if (!o.out_dir.empty()) {
-    const auto paths = model::write_png_frames(o.out_dir, video, name);
+  if (out) {
+    const auto paths = model::write_png_frames(out->staging(), video, name);
     fmt::print("wrote {} PNG frames to {}\n", paths.size(), o.out_dir);
   }
 }
@@ -130,11 +146,20 @@ void against_reference(const model::WanVae& vae, const Tensor& latents, const Te
   fmt::print("correctness: decode against the reference tier: PSNR {:.2f} dB, max abs {:.3g}\n", s.psnr_db, s.max_abs);
 }
 
+std::string vae_input(const VaeOptions& o) { return o.model_dir.empty() ? "preset " + o.preset : "model " + o.model_dir; }
+
 void decode_command(const VaeOptions& o) {
   apply_threads(o.threads);
   ScopedPolicy scope(policy_of(o));
+  std::optional<OutputFolder> out = frames_folder(o);   // refused now, not after the decode
+  if (!o.npy_path.empty()) check_output_path(o.npy_path, "--npy");
+  set_current_input("VAE " + vae_input(o));
   const model::WanVae vae = open_vae(o);
   print_header(vae, o);
+  set_current_input(fmt::format("VAE {}, latents {}", vae_input(o),
+                                o.latents_path.empty() ? fmt::format("seeded {}x{}x{}", o.latent_frames,
+                                                                     o.latent_height, o.latent_width)
+                                                       : o.latents_path));
   const Tensor latents = o.latents_path.empty()
                              ? model::seeded_latents(vae.config(), o.latent_frames, o.latent_height, o.latent_width, o.seed)
                              : model::read_npy(o.latents_path);
@@ -154,7 +179,8 @@ void decode_command(const VaeOptions& o) {
   }, seconds);
   fmt::print(stderr, "\n");
   print_reserved_per_tile(reserved_after_tile);
-  finish(video, o, seconds, "frame");
+  finish(video, o, out, seconds, "frame");
+  if (out) out->commit();
   if (!o.npy_path.empty()) model::write_npy(o.npy_path, video.to(DType::f32));
   if (o.against_reference) against_reference(vae, latents, video);
 }
@@ -162,8 +188,13 @@ void decode_command(const VaeOptions& o) {
 void roundtrip_command(const VaeOptions& o) {
   apply_threads(o.threads);
   ScopedPolicy scope(policy_of(o));
+  std::optional<OutputFolder> out = frames_folder(o);
+  set_current_input("VAE " + vae_input(o));
   const model::WanVae vae = open_vae(o);
   print_header(vae, o);
+  set_current_input(fmt::format("VAE {}, frames {}", vae_input(o),
+                                o.frames_dir.empty() ? fmt::format("synthetic {}x{}x{}", o.frames, o.height, o.width)
+                                                     : o.frames_dir));
   const Tensor video = o.frames_dir.empty() ? model::synthetic_scene(o.frames, o.height, o.width, o.seed)
                                             : model::read_png_frames(o.frames_dir);
   fmt::print("input: {} ({})\n", shape_string(video.shape()), o.frames_dir.empty() ? "synthetic scene" : o.frames_dir);
@@ -176,8 +207,11 @@ void roundtrip_command(const VaeOptions& o) {
                                          [](int64_t i, int64_t n) { fmt::print(stderr, "decode: tile {}/{} done\n", i + 1, n); })
                       : vae.decode(latents);
   }, seconds);
-  finish(decoded, o, seconds, "decoded");
-  if (!o.out_dir.empty()) model::write_png_frames(o.out_dir, video, "input");
+  finish(decoded, o, out, seconds, "decoded");
+  if (out) {
+    model::write_png_frames(out->staging(), video, "input");
+    out->commit();
+  }
   const ErrorStats s = compare_to_reference(decoded, video.to(DType::f64));
   fmt::print("correctness: round trip PSNR {:.2f} dB against the input (max abs {:.3g}){}\n", s.psnr_db, s.max_abs,
              o.model_dir.empty() ? " [random weights: a preset is not a trained autoencoder]" : "");

@@ -199,8 +199,8 @@ MemoryComparison compare_memory(const MemoryRecord& b, const MemoryRecord& c) {
   if (b.process_source != c.process_source)
     out.notes.push_back(fmt::format("process level differs: baseline '{}', candidate '{}'", b.process_source,
                                     c.process_source));
-  if (!b.peak_reset_supported) out.notes.push_back("baseline: process peak is since process start (peak reset not supported)");
-  if (!c.peak_reset_supported) out.notes.push_back("candidate: process peak is since process start (peak reset not supported)");
+  if (!b.peak_reset_supported) out.notes.push_back("baseline: the kernel's process peak could not be reset (a sampled maximum, or since process start)");
+  if (!c.peak_reset_supported) out.notes.push_back("candidate: the kernel's process peak could not be reset (a sampled maximum, or since process start)");
   return out;
 }
 

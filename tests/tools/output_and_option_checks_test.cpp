@@ -113,7 +113,7 @@ TEST(OutputAndOptionChecks, APromptFileIsRefusedByItsSizeAndBadUtf8NamesWhereItC
   const fs::path bad = kTemp.make("_utf8") / "bad.txt";
   std::ofstream(bad) << "caf\xc3 au lait";
   EXPECT_TRUE(refused(fourfold(fmt::format("run --model {} --prompt-file {}", model.string(), bad.string())),
-                      {"--prompt-file " + bad.string(), "UTF-8"}));
+                      {"--prompt-file " + bad.string(), "UTF-8", "byte offset 3"}));
   EXPECT_TRUE(refused(fourfold(fmt::format("run --model {} --prompt \"$(printf 'caf\\303')\"", model.string())),
                       {"--prompt", "UTF-8"}));
 }

@@ -123,13 +123,9 @@ std::string read_prompt_file(const std::string& path, int64_t context) {
   return read_regular_file(path, cap);
 }
 
-// The tokenizer's refusal (invalid UTF-8...) names the option and the file the text came from.
+// The tokenizer's refusal (invalid UTF-8 and its byte offset) names the option and the file the text came from.
 std::vector<int64_t> encode_prompt(const model::Tokenizer& tokenizer, const std::string& text, const std::string& from) {
-  try {
-    return tokenizer.encode(text);
-  } catch (const ValueError& e) {
-    fail<ValueError>("run", from, "text the tokenizer accepts", e.what());
-  }
+  return tokenizer.encode(text, /*add_special_tokens=*/true, from);
 }
 
 Prompt make_prompt(const RunOptions& o, const std::optional<model::Tokenizer>& tokenizer, int64_t vocab,

@@ -62,11 +62,15 @@ void print_memory(const MemoryRecord& m, uint64_t pads, int64_t weights) {
   fmt::print("memory (process): rss peak {} (anon {}, file {}), {} before the workload{}\n",
              bytes_text(int64_t(m.process_peak_bytes)), bytes_text(int64_t(m.process_peak_anon_bytes)),
              bytes_text(int64_t(m.process_peak_file_bytes)), bytes_text(int64_t(m.present_before_bytes)),
-             m.peak_reset_supported ? "" : " [peak since process start]");
-  fmt::print("memory (allocator): reserved peak {}, allocated peak {}\n", bytes_text(int64_t(m.reserved_peak_bytes)),
+             m.peak_reset_supported ? "" : " [sampled peak: the kernel's could not be reset]");
+  fmt::print("memory (allocator): reserved peak {} ({} before the workload), allocated peak {}\n",
+             bytes_text(int64_t(m.reserved_peak_bytes)), bytes_text(int64_t(m.reserved_before_bytes)),
              bytes_text(int64_t(m.allocated_peak_bytes)));
-  fmt::print("memory (outside the allocator): {} (the weights are {})\n", bytes_text(outside_allocator_bytes(m)),
-             bytes_text(weights));
+  fmt::print("memory (outside the allocator): {} = (rss peak {} - {} before) - (reserved peak {} - {} before); "
+             "the weights are {}\n",
+             bytes_text(outside_allocator_bytes(m)), bytes_text(int64_t(m.process_peak_bytes)),
+             bytes_text(int64_t(m.present_before_bytes)), bytes_text(int64_t(m.reserved_peak_bytes)),
+             bytes_text(int64_t(m.reserved_before_bytes)), bytes_text(weights));
   fmt::print("pad calls: {}\n", pads);
 }
 

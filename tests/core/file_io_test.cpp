@@ -19,6 +19,7 @@
 #include "core/scratch_device.h"
 #include "fourfold/errors.h"
 #include "model/temp_dirs.h"
+#include "support/dead_pid.h"
 
 namespace fourfold {
 namespace {
@@ -38,14 +39,7 @@ std::string message_of(F&& f) {
   return "";
 }
 
-// A pid that surely runs no process: a child that has exited and been reaped.
-pid_t dead_pid() {
-  const pid_t pid = fork();
-  if (pid == 0) _exit(0);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return pid;
-}
+using fourfold::testing::dead_pid;
 
 bool is_char_device(const fs::path& p) {
   struct stat st {};

@@ -32,12 +32,7 @@ using fourfold::testing::fourfold;
 using fourfold::testing::shell;
 
 ::testing::AssertionResult refused(const std::string& args, std::vector<std::string> fragments) {
-  const Result r = fourfold(args);
-  if (r.status != 2) return ::testing::AssertionFailure() << "exit " << r.status << " for " << args << ":\n" << r.out;
-  for (const std::string& f : fragments)
-    if (r.out.find(f) == std::string::npos)
-      return ::testing::AssertionFailure() << "message lacks '" << f << "': " << r.out;
-  return ::testing::AssertionSuccess();
+  return fourfold::testing::refused_with(fourfold(args), fragments) << " (for " << args << ")";
 }
 
 const std::string kQuickCheck = "check --suite softmax --rows-per-suite 1 --repeats 1 --no-end-to-end";

@@ -6,6 +6,9 @@
 #include <array>
 #include <cstdio>
 #include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
 
 namespace fourfold::testing {
 
@@ -27,5 +30,14 @@ inline CliResult shell(const std::string& command) {
 }
 
 inline CliResult fourfold(const std::string& args) { return shell(std::string(FOURFOLD_CLI) + " " + args); }
+
+// Exit code 2 (usage or input error) with every fragment in the message.
+inline ::testing::AssertionResult refused_with(const CliResult& r, const std::vector<std::string>& fragments) {
+  if (r.status != 2) return ::testing::AssertionFailure() << "exit " << r.status << ":\n" << r.out;
+  for (const std::string& f : fragments)
+    if (r.out.find(f) == std::string::npos)
+      return ::testing::AssertionFailure() << "message lacks '" << f << "': " << r.out;
+  return ::testing::AssertionSuccess();
+}
 
 }  // namespace fourfold::testing

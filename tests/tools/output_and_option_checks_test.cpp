@@ -20,6 +20,7 @@
 #include "model/model_folder.h"
 #include "model/model_maker.h"
 #include "model/temp_dirs.h"
+#include "support/dead_pid.h"
 #include "tools/cli_runner.h"
 
 namespace fourfold::model {
@@ -35,20 +36,10 @@ using fourfold::testing::fourfold;
 using fourfold::testing::shell;
 
 ::testing::AssertionResult refused(const Result& r, std::vector<std::string> fragments) {
-  if (r.status != 2) return ::testing::AssertionFailure() << "exit " << r.status << ":\n" << r.out;
-  for (const std::string& f : fragments)
-    if (r.out.find(f) == std::string::npos)
-      return ::testing::AssertionFailure() << "message lacks '" << f << "': " << r.out;
-  return ::testing::AssertionSuccess();
+  return fourfold::testing::refused_with(r, fragments);
 }
 
-pid_t dead_pid() {
-  const pid_t pid = fork();
-  if (pid == 0) _exit(0);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return pid;
-}
+using fourfold::testing::dead_pid;
 
 size_t files_in(const fs::path& dir) {
   return static_cast<size_t>(std::distance(fs::directory_iterator(dir), fs::directory_iterator()));

@@ -101,12 +101,19 @@ class Literal {
   size_t at_ = 0;
 };
 
+// A value from the file quoted in a message: a 200 KB descr must not become a 200 KB error.
+std::string quoted_excerpt(const std::string& value) {
+  constexpr size_t kMax = 40;
+  return "'" + (value.size() <= kMax ? value : value.substr(0, kMax) + fmt::format("...' ({} bytes)", value.size())) +
+         (value.size() <= kMax ? "'" : "");
+}
+
 DType dtype_of(const std::string& descr, const std::string& file) {
   if (descr == "<f4") return DType::f32;
   if (descr == "<f8") return DType::f64;
   if (descr == "<i4") return DType::i32;
   if (descr == "<i8") return DType::i64;
-  fail<FormatError>(file, "descr", "'<f4', '<f8', '<i4' or '<i8'", "'" + descr + "'");
+  fail<FormatError>(file, "descr", "'<f4', '<f8', '<i4' or '<i8'", quoted_excerpt(descr));
 }
 
 uint32_t little_endian(std::string_view bytes, size_t at, int width) {
@@ -147,7 +154,7 @@ NpyHeader parse_npy_header(std::string_view bytes, const std::string& file) {
     } else if (key == "shape" && !shape) {
       shape = lit.tuple("shape");
     } else {
-      fail<FormatError>(file, "header key", "each of 'descr', 'fortran_order' and 'shape' once", "'" + key + "'");
+      fail<FormatError>(file, "header key", "each of 'descr', 'fortran_order' and 'shape' once", quoted_excerpt(key));
     }
     if (!lit.take(',')) {
       lit.expect('}', "header");

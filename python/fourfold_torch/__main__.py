@@ -34,6 +34,8 @@ def _parser():
     c.add_argument("--e2e-contexts", type=int, nargs="+", default=[512, 2048], help="contexts of the decode figures")
     c.add_argument("--e2e-prefill", type=int, default=64, help="prompt length of the prefill figure")
     c.add_argument("--e2e-repeats", type=int, default=3, help="samples per throughput figure")
+    c.add_argument("--dtype", default="auto", choices=["auto", "bf16", "f32", "f16"],
+                   help="the model's activations (auto: the checkpoint's dtype, as fourfold check's --dtype auto)")
     c.add_argument("--e2e-reference", default="float64", choices=["float64", "float32"],
                    help="dtype of the CPU run the logits are judged against (float32 for a model too big)")
     c.add_argument("--vae-model", help="the VAE workload on this diffusers AutoencoderKLWan folder (as fourfold check's "
@@ -77,7 +79,7 @@ def main(argv=None):
     e2e = None
     if a.model:
         e2e = end_to_end.Options(a.model, a.seed, a.e2e_prefill, a.e2e_contexts, 8, a.e2e_repeats, 16, 32,
-                                 reference=a.e2e_reference)
+                                 activation=a.dtype, reference=a.e2e_reference)
     o = CheckOptions(device=a.device, compile=a.compile, suites=a.suite, repeats=a.repeats,
                      rows_per_suite=a.rows_per_suite, reference_cap=a.reference_cap, seed=a.seed,
                      rotate_bytes=0 if a.hot else 128 << 20, e2e=e2e,

@@ -32,7 +32,7 @@ class Options:
     repeats: int = 3
     correctness_prompt: int = 16
     correctness_steps: int = 32
-    activation: str = "f32"
+    activation: str = "auto"        # auto: the checkpoint's dtype, as transformers loads it (fourfold's --dtype auto)
     reference: str = "float64"      # the oracle's dtype on the CPU: float64, or float32 for a model too big
 
 
@@ -67,6 +67,16 @@ def description(model_dir, config):
         shape += (f", {experts} experts / {config.num_experts_per_tok} active of width "
                   f"{config.moe_intermediate_size}")
     return f"model {model_dir} ({shape})"
+
+
+def activation_of(option, config):
+    """The activation dtype: the option's, or for "auto" the checkpoint's (config.json's dtype, 4.x torch_dtype)."""
+    if option != "auto":
+        return DTYPES[option]
+    stated = getattr(config, "dtype", None) or getattr(config, "torch_dtype", None)
+    if isinstance(stated, str):
+        stated = DTYPES.get(stated, getattr(torch, stated, None))
+    return stated if stated in NAMES else torch.float32
 
 
 def _load(model_dir, dtype, device, oracle=False):
@@ -120,10 +130,13 @@ def _row(phase, context, generated, samples):
 def run(o, device, compiled, say):
     from transformers import AutoConfig, DynamicCache
     config = AutoConfig.from_pretrained(o.model_dir)
-    act = DTYPES[o.activation]
+    act = activation_of(o.activation, config)
     contexts = sorted(o.decode_contexts)
     longest = max([contexts[-1] if contexts else 0, o.prefill_tokens, o.correctness_prompt + o.correctness_steps])
-    line = (f"end-to-end: {description(o.model_dir, config)}; prefill {o.prefill_tokens} tokens; decode "
+    # transformers keeps the KV cache in the model's dtype: the activations'. The line is fourfold's, dtypes included,
+    # so that compare refuses records of another mode.
+    line = (f"end-to-end: {description(o.model_dir, config)}; activations {NAMES[act]}, kv cache {NAMES[act]}; "
+            f"prefill {o.prefill_tokens} tokens; decode "
             f"{o.decode_tokens} steps at contexts {', '.join(str(c) for c in o.decode_contexts)}; {o.repeats} repeats; "
             f"logits over {o.correctness_prompt} + {o.correctness_steps} greedy steps")
     prompt = synthetic_prompt(o.correctness_prompt, config.vocab_size, o.seed)
@@ -139,7 +152,7 @@ def run(o, device, compiled, say):
             model.forward = torch.compile(model.forward, dynamic=True)
         got = _teacher_forced(model, prompt, continuation, device)
         stats = compare_to_reference(got, reference)
-        logits_row = {"name": "logits", "psnr_db": real(stats.psnr_db),
+        logits_row = {"name": f"logits, {NAMES[act]} activations", "psnr_db": real(stats.psnr_db),
                   "top1_agreement_percent": real(top1_agreement_percent(reference, got)),
                   "mean_kl": real(mean_kl_divergence(reference, got))}
 

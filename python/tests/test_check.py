@@ -88,7 +88,7 @@ def test_end_to_end_on_a_transformers_folder_compares_with_fourfold(fourfold, tm
     assert run.returncode == 0, run.stderr
     records = json.loads((tmp_path / "pt" / "records.json").read_text())
     logits = records["correctness"]["end_to_end"][0]
-    assert logits["name"] == "logits" and logits["top1_agreement_percent"] == 100.0 and logits["psnr_db"] > 100
+    assert logits["name"] == "logits, float32 activations" and logits["top1_agreement_percent"] == 100.0 and logits["psnr_db"] > 100
     assert [(r["phase"], r["context_tokens"]) for r in records["throughput"]["rows"]] == [("prefill", 16), ("decode", 32)]
     assert records["manifest"]["workload"]["config_hash"] == end_to_end.config_hash(model)
     out = fourfold("compare", str(tmp_path / "ff" / "candidate.json"), str(tmp_path / "pt" / "records.json"), check=False)

@@ -189,9 +189,9 @@ CheckResult run_check(const CheckOptions& o, const std::function<void(const std:
       contexts += (contexts.empty() ? "" : ", ") + std::to_string(c);
     }
     workload.shapes.push_back(fmt::format(
-        "end-to-end: {}; prefill {} tokens; decode {} steps at contexts {}; {} repeats; logits over {} + {} greedy "
-        "steps",
-        e2e.description, o.end_to_end.prefill_tokens, o.end_to_end.decode_tokens, contexts, o.end_to_end.repeats,
+        "end-to-end: {}; {}; prefill {} tokens; decode {} steps at contexts {}; {} repeats; logits over {} + {} "
+        "greedy steps",
+        e2e.description, e2e.dtypes_said, o.end_to_end.prefill_tokens, o.end_to_end.decode_tokens, contexts, o.end_to_end.repeats,
         o.end_to_end.correctness_prompt, o.end_to_end.correctness_steps));
     if (!e2e.config_hash.empty()) workload.config_hash = e2e.config_hash;
     if (!e2e.preset.empty()) workload.preset = e2e.preset;
@@ -199,7 +199,7 @@ CheckResult run_check(const CheckOptions& o, const std::function<void(const std:
       if (std::find(dtypes.begin(), dtypes.end(), d) == dtypes.end()) dtypes.push_back(d);
     for (int side = 0; side < 2; ++side) {
       sides[side].records.throughput = e2e.sides[side].throughput;
-      sides[side].records.correctness->end_to_end.push_back(e2e.sides[side].logits);
+      for (const EndToEndRow& row : e2e.sides[side].logits) sides[side].records.correctness->end_to_end.push_back(row);
       sides[side].records.model_memory = e2e.sides[side].memory;
     }
   }

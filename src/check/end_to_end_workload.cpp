@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 
 #include <fmt/format.h>
 
@@ -13,6 +14,7 @@
 #include "check/memory_workload.h"
 #include "check/statistics.h"
 #include "fourfold/errors.h"
+#include "model/compute_dtypes.h"
 #include "model/generation.h"
 #include "model/model_source.h"
 
@@ -46,6 +48,12 @@ double timed_decode(model::Decoder& d, int64_t steps, int64_t first_token) {
 
 }  // namespace
 
+std::string logits_row_name(DType activation, DType kv_cache) {
+  std::string name = fmt::format("logits, {} activations", dtype_name(activation));
+  if (kv_cache != activation) name += fmt::format(", {} kv cache", dtype_name(kv_cache));
+  return name;
+}
+
 EndToEndResult run_end_to_end(const EndToEndOptions& o, const Policy policies[2],
                               const std::function<void(int)>& account,
                               const std::function<void(const std::string&)>& progress) {
@@ -63,8 +71,15 @@ EndToEndResult run_end_to_end(const EndToEndOptions& o, const Policy policies[2]
   result.preset = source.from_files ? "" : source.name;
   const uint64_t mapped = source.mapped_bytes;
   const model::ModelConfig config = source.config;
-  const DType act = parse_dtype(o.activation), kv = parse_dtype(o.kv_cache);
+  const model::ComputeDtypes dtypes = model::resolve_compute_dtypes(o.activation, o.kv_cache, config, "check");
+  const DType act = dtypes.activation, kv = dtypes.kv_cache;
+  // The f32 mode (f32 activations and cache) is the reference's, and a row of its own where the run's differs.
+  const bool f32_mode_too = act != DType::f32 || kv != DType::f32;
   result.dtypes = {std::string(dtype_name(act)), std::string(dtype_name(kv))};
+  if (f32_mode_too) result.dtypes.push_back(std::string(dtype_name(DType::f32)));
+  // Resolved names only: the workload says what ran, not why (a record of --dtype bf16 and one of auto that
+  // gave bf16 are of the same work, and the PyTorch driver writes the same line).
+  result.dtypes_said = fmt::format("activations {}, kv cache {}", dtype_name(act), dtype_name(kv));
   std::vector<int64_t> contexts = o.decode_contexts;
   for (int64_t c : contexts)
     if (c < 1) fail<ValueError>("check", "--e2e-contexts", "positive context lengths", std::to_string(c));
@@ -81,7 +96,16 @@ EndToEndResult run_end_to_end(const EndToEndOptions& o, const Policy policies[2]
                      fmt::format("contexts (+ {} decode steps) within the model's max_position_embeddings {}",
                                  o.decode_tokens, config.max_position_embeddings),
                      std::to_string(dopt.max_context));
+  // The f32 mode's decoder shares the checkpoint's tensors (a copy of the map, not of the weights; bf16, f16 and
+  // FP8 projections are used in place under f32 activations). Released once its logits are taken.
+  std::optional<model::Decoder> f32_decoder;
+  if (f32_mode_too) {
+    model::DecoderOptions f32_options = dopt;
+    f32_options.activation = f32_options.kv_cache = DType::f32;
+    f32_decoder.emplace(config, model::bind_weights(config, source.weights, DType::f32, source.name), f32_options);
+  }
   model::Decoder decoder(config, model::bind_weights(config, std::move(source.weights), act, source.name), dopt);
+  model::Decoder& reference_decoder = f32_decoder ? *f32_decoder : decoder;
   const auto under = [&](int side, const std::function<void()>& work) {
     ScopedPolicy scope(policies[side]);
     reset_dispatch_counts();
@@ -89,29 +113,37 @@ EndToEndResult run_end_to_end(const EndToEndOptions& o, const Policy policies[2]
     if (account) account(side);
   };
 
-  // Correctness: the reference tier's greedy continuation, then every side's logits over the same tokens.
-  say("end-to-end: reference-tier logits (prompt and greedy steps)");
+  // Correctness: the reference tier's greedy continuation in the f32 mode (float64 inside each op, f32 between
+  // them and in the cache: the least rounding fourfold computes), then every side's logits over the same
+  // tokens, in the run's mode and in the f32 mode.
+  say("end-to-end: reference-tier logits in f32 (prompt and greedy steps)");
   const std::vector<int64_t> prompt = model::synthetic_prompt(o.correctness_prompt, config.vocab_size, o.seed);
   Tensor reference;
   std::vector<int64_t> continuation;   // fed to every side, so all are compared on the same positions
   {
     ScopedPolicy scope(Policy::parse("reference"));
     model::Sampler greedy({});
-    continuation = model::generate(decoder, prompt, o.correctness_steps, greedy).tokens;
-    reference = model::teacher_forced_logits(decoder, prompt, continuation);
+    continuation = model::generate(reference_decoder, prompt, o.correctness_steps, greedy).tokens;
+    reference = model::teacher_forced_logits(reference_decoder, prompt, continuation);
   }
   const Tensor reference64 = reference.to(DType::f64);
-  for (int side = 0; side < 2; ++side) {
-    say(fmt::format("end-to-end: logits under '{}'", policies[side].to_string()));
-    under(side, [&] {
-      const Tensor got = model::teacher_forced_logits(decoder, prompt, continuation);
-      EndToEndRow& row = result.sides[side].logits;
-      row.name = "logits";
-      row.psnr_db = compare_to_reference(got, reference64).psnr_db;
-      row.top1_agreement_percent = top1_agreement_percent(reference, got);
-      row.mean_kl = mean_kl_divergence(reference, got);
-    });
-  }
+  std::vector<model::Decoder*> modes = {&decoder};
+  if (f32_decoder) modes.push_back(&*f32_decoder);
+  for (int side = 0; side < 2; ++side)
+    for (model::Decoder* mode : modes) {
+      const std::string name = logits_row_name(mode->options().activation, mode->options().kv_cache);
+      say(fmt::format("end-to-end: {} under '{}'", name, policies[side].to_string()));
+      under(side, [&] {
+        const Tensor got = model::teacher_forced_logits(*mode, prompt, continuation);
+        EndToEndRow row;
+        row.name = name;
+        row.psnr_db = compare_to_reference(got, reference64).psnr_db;
+        row.top1_agreement_percent = top1_agreement_percent(reference, got);
+        row.mean_kl = mean_kl_divergence(reference, got);
+        result.sides[side].logits.push_back(row);
+      });
+    }
+  f32_decoder.reset();
 
   // Throughput. Warm-up: one short prefill and decode per side.
   const std::vector<int64_t> long_prompt = model::synthetic_prompt(longest, config.vocab_size, o.seed + 1);

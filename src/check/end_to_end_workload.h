@@ -1,7 +1,9 @@
 // The end-to-end workloads of the check (DESIGN.md section 2; issue 5): the decoder on a model folder or a
 // preset built in memory, under the baseline and the candidate policy. Throughput (prefill tokens/s; decode
 // tokens/s at given contexts), correctness of each side's logits against the reference tier over a prompt
-// plus greedy steps, and memory at the three levels around one prefill and decode.
+// plus greedy steps, and memory at the three levels around one prefill and decode. The dtypes follow the
+// checkpoint unless set (model/compute_dtypes.h); the logits are judged in that mode and, where it is not f32
+// throughout, in the f32 mode too, so the record shows what the faster mode costs.
 #pragma once
 
 #include <cstdint>
@@ -25,12 +27,15 @@ struct EndToEndOptions {
   int64_t decode_tokens = 8;                     // decode steps per timed sample
   int repeats = 3;                               // A B sample pairs per figure
   int64_t correctness_prompt = 16, correctness_steps = 32;
-  std::string activation = "f32", kv_cache = "bf16";
+  std::string activation = "auto", kv_cache = "auto";   // model/compute_dtypes.h
 };
+
+// The logits row's name: "logits, bfloat16 activations"; the KV cache is named too where it differs from them.
+std::string logits_row_name(DType activation, DType kv_cache);
 
 struct EndToEndSide {
   ThroughputRecord throughput;
-  EndToEndRow logits;
+  std::vector<EndToEndRow> logits;   // the run's mode, then the f32 mode where the run's is not f32 throughout
   MemoryRecord memory;
 };
 
@@ -38,6 +43,7 @@ struct EndToEndResult {
   std::string description;                        // the model, for the workload's shapes
   std::string name, config_hash, preset;          // for the manifest's workload
   std::vector<std::string> dtypes;
+  std::string dtypes_said;                        // "activations bfloat16, kv cache bfloat16": the run's mode
   EndToEndSide sides[2];                          // baseline, candidate
 };
 

@@ -14,7 +14,7 @@ namespace fourfold::model {
 
 struct DecoderOptions {
   DType activation = DType::f32;   // f32 or bf16
-  DType kv_cache = DType::bf16;    // bf16 or f32
+  DType kv_cache = DType::f32;     // bf16 or f32; run and check default it to the activations' (compute_dtypes.h)
   int64_t max_context = 0;         // 0: the config's max_position_embeddings
 };
 

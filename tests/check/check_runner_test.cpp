@@ -1,5 +1,6 @@
 // fourfold check end to end on a tiny workload: both sides measured on the same rows, all records present,
 // the same workload on both sides, and the result survives its own JSON round trip.
+#include <algorithm>
 #include <cmath>
 
 #include "check/check_runner.h"
@@ -90,11 +91,18 @@ TEST(CheckRunner, WritesAllMeasuredRecordsForBothSides) {
       EXPECT_EQ(t.samples_tokens_per_s.size(), 2u);
       EXPECT_GT(t.median_tokens_per_s, 0.0);
     }
-    ASSERT_EQ(s->correctness->end_to_end.size(), 1u);
-    const EndToEndRow& logits = s->correctness->end_to_end[0];
-    EXPECT_EQ(logits.name, "logits");
-    EXPECT_GT(logits.psnr_db, 60.0);   // the baseline is the reference tier itself: +inf
-    EXPECT_EQ(logits.top1_agreement_percent, 100.0);
+    // tiny-moe is bf16: its run's mode is bf16, judged with the f32 mode against the reference tier in f32.
+    ASSERT_EQ(s->correctness->end_to_end.size(), 2u);
+    const EndToEndRow& bf16 = s->correctness->end_to_end[0];
+    const EndToEndRow& f32 = s->correctness->end_to_end[1];
+    EXPECT_EQ(bf16.name, "logits, bfloat16 activations");
+    EXPECT_EQ(f32.name, "logits, float32 activations");
+    EXPECT_GT(f32.psnr_db, 60.0);   // the baseline's is the reference tier itself: +inf
+    EXPECT_EQ(f32.top1_agreement_percent, 100.0);
+    // bf16 between ops costs dB that f32 does not: finite even on the reference tier.
+    EXPECT_TRUE(std::isfinite(bf16.psnr_db));
+    EXPECT_GT(bf16.psnr_db, 20.0);
+    EXPECT_LT(bf16.psnr_db, f32.psnr_db);
     ASSERT_TRUE(s->model_memory.has_value());
     EXPECT_GT(s->model_memory->allocated_peak_bytes, 0u);
     EXPECT_EQ(s->model_memory->mapped_weights_bytes, 0u);   // a preset: weights in the allocator
@@ -124,6 +132,12 @@ TEST(CheckRunner, WritesAllMeasuredRecordsForBothSides) {
   EXPECT_TRUE(workload_equal(r.baseline.manifest.workload, r.candidate.manifest.workload));
   EXPECT_EQ(r.baseline.manifest.workload.context_lengths, (std::vector<int64_t>{16, 24}));
   EXPECT_EQ(r.baseline.manifest.workload.preset, "tiny-moe");
+  const std::vector<std::string>& shapes = r.baseline.manifest.workload.shapes;
+  const auto e2e =
+      std::find_if(shapes.begin(), shapes.end(), [](const std::string& l) { return l.rfind("end-to-end:", 0) == 0; });
+  ASSERT_NE(e2e, shapes.end());
+  EXPECT_NE(e2e->find("; activations bfloat16, kv cache bfloat16;"), std::string::npos) << *e2e;
+  EXPECT_EQ(r.baseline.manifest.dtypes, (std::vector<std::string>{"float32", "bfloat16"}));
   EXPECT_EQ(r.baseline.manifest.policy, "all=reference");
   EXPECT_EQ(r.candidate.manifest.policy, "constant_pad_nd=generic,softmax=reference");
   // The same rows in the same order on both sides: compare pairs them and finds no regression.
@@ -132,9 +146,26 @@ TEST(CheckRunner, WritesAllMeasuredRecordsForBothSides) {
   for (const CorrectnessDelta& d : c.correctness->ops) EXPECT_TRUE(d.regressions.empty()) << d.op;
   // End to end the baseline is the reference tier itself (PSNR +inf), so any other tier "loses exactness";
   // the candidate's logits must still be close.
-  ASSERT_EQ(c.correctness->end_to_end.size(), 1u);
-  EXPECT_TRUE(std::isinf(r.baseline.correctness->end_to_end[0].psnr_db));
+  ASSERT_EQ(c.correctness->end_to_end.size(), 2u);
+  EXPECT_TRUE(std::isinf(r.baseline.correctness->end_to_end[1].psnr_db));
   EXPECT_EQ(parse_check_result(to_json_text(r), "round trip"), r);
+}
+
+// --dtype f32 on a bf16 model: one row, f32 throughout, which is the reference's own mode. --dtype f32 with a
+// bf16 cache: that mode's row and the f32 mode's.
+TEST(CheckRunner, TheLogitsRowsFollowTheDtypes) {
+  CheckOptions o = tiny_options();
+  o.suites = {"pad"};
+  o.end_to_end.activation = "f32";
+  const CheckResult f32 = run_check(o);
+  ASSERT_EQ(f32.candidate.correctness->end_to_end.size(), 1u);
+  EXPECT_EQ(f32.candidate.correctness->end_to_end[0].name, "logits, float32 activations");
+  EXPECT_TRUE(std::isinf(f32.baseline.correctness->end_to_end[0].psnr_db));
+  o.end_to_end.kv_cache = "bf16";
+  const CheckResult mixed = run_check(o);
+  ASSERT_EQ(mixed.candidate.correctness->end_to_end.size(), 2u);
+  EXPECT_EQ(mixed.candidate.correctness->end_to_end[0].name, "logits, float32 activations, bfloat16 kv cache");
+  EXPECT_EQ(mixed.candidate.correctness->end_to_end[1].name, "logits, float32 activations");
 }
 
 // --hot: one input set for every row, and the report says so.

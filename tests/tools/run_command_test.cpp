@@ -162,6 +162,53 @@ TEST(RunCommand, LogitsOfATransformersFolderMatchTransformers) {
   EXPECT_GT(e.psnr_db, 100.0);
 }
 
+// The activations follow the checkpoint as transformers computes it (bf16 for bf16 and FP8, f32 for f32), the
+// KV cache follows the activations, an explicit --dtype wins; the header line and the record say what ran.
+TEST(RunCommand, TheDtypeFollowsTheCheckpointAndIsPrintedAndRecorded) {
+  const fs::path bf16 = model_with_tokenizer();
+  const fs::path fp8 = kTemp.make("_fp8_dtype");
+  ASSERT_EQ(fourfold(fmt::format("make-model --preset tiny-moe --dtype fp8 --out {}", fp8.string())).status, 0);
+  const fs::path f32 = kData / "transformers" / "qwen3";   // saved by transformers in float32
+  struct Case {
+    fs::path model;
+    std::string option, activation, kv_cache, why;
+  };
+  const Case cases[] = {
+      {bf16, "", "bfloat16", "bfloat16", "--dtype auto: the model is bfloat16"},
+      {fp8, "", "bfloat16", "bfloat16", "--dtype auto: the model is FP8, bfloat16 besides"},
+      {f32, "", "float32", "float32", "--dtype auto: the model is float32"},
+      {bf16, "--dtype f32", "float32", "float32", "--dtype f32"},
+      {f32, "--dtype bf16", "bfloat16", "bfloat16", "--dtype bf16"},
+      {bf16, "--kv-dtype f32", "bfloat16", "float32", "--dtype auto: the model is bfloat16"},
+  };
+  for (const Case& c : cases) {
+    const fs::path json = kTemp.make("_dtype_json") / "run.json";
+    const Result r = fourfold(fmt::format("run --model {} --prompt-ids 5,6,7 --gen 2 --step-probe 0 {} --json {}",
+                                          c.model.string(), c.option, json.string()));
+    ASSERT_EQ(r.status, 0) << r.out;
+    const std::string header = line_after(r.out, "weights ");
+    EXPECT_NE(header.find(fmt::format("activations {} ({})", c.activation, c.why)), std::string::npos)
+        << c.option << ": " << header;
+    EXPECT_NE(header.find(fmt::format("kv cache {} (", c.kv_cache)), std::string::npos) << c.option << ": " << header;
+    const nlohmann::json record = read_json(json);
+    EXPECT_EQ(record["run"]["activation_dtype"], c.activation) << c.model << " " << c.option;
+    EXPECT_EQ(record["run"]["activation_dtype_from"], c.why);
+    EXPECT_EQ(record["run"]["kv_cache_dtype"], c.kv_cache);
+    EXPECT_EQ(record["manifest"]["dtypes"], nlohmann::json({c.activation, c.kv_cache}));
+    const std::vector<std::string> parameters = record["manifest"]["workload"]["parameters"];
+    EXPECT_NE(std::find(parameters.begin(), parameters.end(), "activation=" + c.activation), parameters.end());
+    EXPECT_NE(std::find(parameters.begin(), parameters.end(), "kv_cache=" + c.kv_cache), parameters.end());
+  }
+  // A preset is built in bf16: it runs in bf16.
+  const Result preset = fourfold("run --preset tiny-qwen3 --prompt-ids 5,6,7 --gen 1 --step-probe 0");
+  ASSERT_EQ(preset.status, 0) << preset.out;
+  EXPECT_EQ(line_after(preset.out, "weights ").rfind("bfloat16, activations bfloat16 (--dtype auto", 0), 0u)
+      << preset.out;
+  const Result f16 = fourfold(fmt::format("run --model {} --prompt-ids 5 --gen 1 --dtype f16", bf16.string()));
+  EXPECT_EQ(f16.status, 2);
+  EXPECT_NE(f16.out.find("'--dtype': expected auto, bf16 or f32, found f16"), std::string::npos) << f16.out;
+}
+
 // The model's vocab (1024) pads past the tokenizer's (903), as real checkpoints do: such ids print as numbers.
 TEST(RunCommand, IdsPastTheTokenizersVocabPrintAsNumbers) {
   const fs::path dir = model_with_tokenizer();

@@ -12,6 +12,7 @@
 #include "commands.h"
 #include "core/file_io.h"
 #include "fourfold/errors.h"
+#include "model/compute_dtypes.h"
 
 namespace fourfold::cli {
 
@@ -39,6 +40,13 @@ void register_check(CLI::App& app) {
   EndToEndOptions& e2e = options.end_to_end;
   cmd->add_option("--model", e2e.model_dir, "end-to-end workloads on this Hugging Face model folder");
   cmd->add_option("--preset", e2e.preset, "end-to-end workloads on this preset built in memory")->capture_default_str();
+  cmd->add_option("--dtype", e2e.activation,
+                  "end-to-end activations: auto follows the model as transformers does (bf16 for a bf16 or FP8 "
+                  "checkpoint and a preset, f32 for an f32 or f16 one), or bf16 or f32; the logits are also judged "
+                  "in the f32 mode where this one is not f32 throughout")
+      ->capture_default_str();
+  cmd->add_option("--kv-dtype", e2e.kv_cache, "end-to-end KV cache: auto (the activations' dtype), bf16 or f32")
+      ->capture_default_str();
   cmd->add_option("--e2e-contexts", e2e.decode_contexts, "contexts of the decode throughput figures")
       ->delimiter(',')->capture_default_str()->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--e2e-prefill", e2e.prefill_tokens, "prompt length of the prefill figure")->capture_default_str()
@@ -55,6 +63,7 @@ void register_check(CLI::App& app) {
   add_threads_option(*cmd, threads);
   cmd->callback([] {
     apply_threads(threads);
+    model::check_dtype_options(options.end_to_end.activation, options.end_to_end.kv_cache, "check");
     // The set is written into a fresh folder beside --out and swapped in whole, so that a reader never sees
     // files of two runs mixed, and a killed run leaves the previous set (or none) under the name. Made first:
     // an --out that cannot be written is refused before the minutes of the check.

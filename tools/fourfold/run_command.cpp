@@ -27,6 +27,7 @@
 #include "fourfold/parallel.h"
 #include "fourfold/policy.h"
 #include "model/bandwidth_floor.h"
+#include "model/compute_dtypes.h"
 #include "model/decode_profile.h"
 #include "model/generation.h"
 #include "model/model_source.h"
@@ -45,7 +46,7 @@ struct RunOptions {
   int64_t layers = 0;
   int threads = 0;
   std::vector<std::string> force;
-  std::string dtype = "f32", kv_dtype = "bf16";
+  std::string dtype = "auto", kv_dtype = "auto";
   std::string json_path;
   double temperature = 0.0, top_p = 1.0;
   int64_t top_k = 0;
@@ -194,9 +195,7 @@ void run(const RunOptions& o, bool sampling_set) {
   std::string policy_text;
   for (const std::string& f : o.force) policy_text += (policy_text.empty() ? "" : ",") + f;
   const Policy policy = policy_text.empty() ? current_policy() : Policy::parse(policy_text);
-  const DType act = parse_dtype(o.dtype), kv = parse_dtype(o.kv_dtype);
-  if (act != DType::f32 && act != DType::bf16) fail<ValueError>("run", "--dtype", "bf16 or f32", o.dtype);
-  if (kv != DType::f32 && kv != DType::bf16) fail<ValueError>("run", "--kv-dtype", "bf16 or f32", o.kv_dtype);
+  model::check_dtype_options(o.dtype, o.kv_dtype, "run");
   if (!o.model_dir.empty() && !o.preset.empty()) fail<ValueError>("run", "--model", "either --model or --preset", "both");
   if (!o.model_dir.empty() && o.layers > 0)
     fail<ValueError>("run", "--layers", "a preset (a folder has the layers its config.json says)", "--model too");
@@ -246,6 +245,8 @@ void run(const RunOptions& o, bool sampling_set) {
                      fmt::format("a prompt plus --gen within max_position_embeddings {} (or --allow-past-max-position)",
                                  config.max_position_embeddings),
                      fmt::format("{} + {} = {} positions", prompt_tokens, o.gen, prompt_tokens + o.gen));
+  const model::ComputeDtypes dtypes = model::resolve_compute_dtypes(o.dtype, o.kv_dtype, config, "run");
+  const DType act = dtypes.activation, kv = dtypes.kv_cache;
   model::DecoderOptions dopt;
   dopt.activation = act;
   dopt.kv_cache = kv;
@@ -317,9 +318,9 @@ void run(const RunOptions& o, bool sampling_set) {
   const model::ModelWeights& w = decoder.weights();
 
   fmt::print("model: {}\n", description);
-  fmt::print("weights {}, activations {}, kv cache {}, threads {}, policy {}\n",
+  fmt::print("weights {}, activations {} ({}), kv cache {} ({}), threads {}, policy {}\n",
              dtype_name(w.layers.empty() ? w.embed_tokens.dtype() : w.layers[0].attention.q.weight.dtype()),
-             dtype_name(act), dtype_name(kv), num_threads(),
+             dtype_name(act), dtypes.activation_from, dtype_name(kv), dtypes.kv_cache_from, num_threads(),
              policy.to_string().empty() ? "none: the fastest tier per op" : policy.to_string());
   fmt::print("prefill: {} tokens in {:.3f} s = {:.1f} tokens/s{}\n", prompt_tokens, g.prefill_seconds, prefill_tps,
              gen_options.keep_logits ? " (lm_head over every prompt position, for --logits)" : "");
@@ -461,7 +462,11 @@ void run(const RunOptions& o, bool sampling_set) {
                 {"decode_minor_faults", g.decode_minor_faults},
                 {"decode_major_faults", g.decode_major_faults},
                 {"weights_copied_at_load", w.copies},
-                {"kv_cache_bytes", decoder.cache().nbytes()}};
+                {"kv_cache_bytes", decoder.cache().nbytes()},
+                {"activation_dtype", std::string(dtype_name(act))},
+                {"activation_dtype_from", dtypes.activation_from},
+                {"kv_cache_dtype", std::string(dtype_name(kv))},
+                {"kv_cache_dtype_from", dtypes.kv_cache_from}};
   if (o.profile) {
     nlohmann::json ops = nlohmann::json::array();
     for (const model::DecodeProfileLine& l : profile.ops)
@@ -508,8 +513,13 @@ void register_run(CLI::App& app) {
   cmd->add_option("--logits", o.logits_path, "write the f32 logits of every position (prompt and generated) as .npy");
   cmd->add_option("--gen", o.gen, "tokens to generate")->capture_default_str()->check(CLI::Range(1, 1 << 20));
   cmd->add_option("--force", o.force, "policy: a tier for all ops (reference, generic, dedicated) or op=tier, repeatable");
-  cmd->add_option("--dtype", o.dtype, "activations: f32 or bf16")->capture_default_str();
-  cmd->add_option("--kv-dtype", o.kv_dtype, "KV cache: bf16 or f32")->capture_default_str();
+  cmd->add_option("--dtype", o.dtype,
+                  "activations: auto follows the checkpoint as transformers does (bf16 for a bf16 or FP8 checkpoint "
+                  "and a preset, f32 for an f32 or f16 one); f32 keeps every value between ops in f32 (the precise mode), bf16 "
+                  "rounds them to bf16 (the fast one); README's precision section says what each rounds")
+      ->capture_default_str();
+  cmd->add_option("--kv-dtype", o.kv_dtype, "KV cache: auto (the activations' dtype), bf16 or f32")
+      ->capture_default_str();
   auto* t = cmd->add_option("--temperature", o.temperature, "0: greedy (default: generation_config.json's, else greedy)")
                 ->check(finite_in(0, 1e6));
   auto* k = cmd->add_option("--top-k", o.top_k, "0: no top-k")->check(CLI::Range(int64_t(0), int64_t(1) << 31));

@@ -304,7 +304,8 @@ def backward():
         "op": "row_ops",
         "description": "Backward passes: linear_backward (grad_x, grad_weight, grad_bias in one call; the record "
                        "compares grad_weight), softmax_backward over vocabulary rows, constant_pad_nd_backward "
-                       "(a crop of grad_out).",
+                       "(a crop of grad_out), log_softmax_backward, rms_norm_backward and causal GQA attention "
+                       "backward (the record compares grad_x and grad_q).",
         "generated_by": "scripts/make_suites.py",
         "dtypes": ["bf16", "f32"],
         "cases": [
@@ -313,7 +314,95 @@ def backward():
             {"op": "softmax_backward", "name": "llama-3.x vocabulary, 4 rows", "rows": 4, "cols": 128256},
             {"op": "softmax_backward", "name": "attention scores, 512 x 512", "rows": 512, "cols": 512},
             {"op": "constant_pad_nd_backward", "name": "image 1024 x 1024", "rows": 1024, "cols": 1024},
+            {"op": "log_softmax_backward", "name": "qwen3 vocabulary (cross-entropy), 4 rows", "rows": 4, "cols": 151936},
+            {"op": "rms_norm_backward", "name": "qwen3-0.6b hidden, 256 tokens", "rows": 256, "cols": 1024},
+            # Qwen3-0.6B's attention (16 query heads, 8 KV heads of 128), causal: 16 tokens stay under the
+            # reference cap (the op has no faster tier), 256 tokens is a training chunk.
+            {"op": "scaled_dot_product_attention_backward", "name": "qwen3-0.6b attention, 16 tokens", "rows": 16,
+             "heads": 16, "kv_heads": 8, "cols": 128},
+            {"op": "scaled_dot_product_attention_backward", "name": "qwen3-0.6b attention, 256 tokens", "rows": 256,
+             "heads": 16, "kv_heads": 8, "cols": 128},
         ],
+    }
+
+
+def decode_ops():
+    # Qwen3-30B-A3B: hidden 2048, vocabulary 151936, 128 experts (top 8); Qwen3-8B's MLP (12288) unfused;
+    # Llama-3.2-1B's vocabulary 128256. One decode token and a 512-token prompt chunk.
+    qwen_vocab, llama_vocab, hidden = 151936, 128256, 2048
+    cases = [
+        {"op": "argmax", "name": "qwen3-30b-a3b greedy sampling", "rows": 1, "cols": qwen_vocab},
+        {"op": "argmax", "name": "llama-3.2-1b greedy sampling, 4 sequences", "rows": 4, "cols": llama_vocab},
+        {"op": "topk", "name": "qwen3-30b-a3b top-50 sampling", "rows": 1, "cols": qwen_vocab, "k": 50},
+        {"op": "topk", "name": "qwen3-30b-a3b router top-8 of 128 experts, prefill 512", "rows": 512, "cols": 128, "k": 8},
+        {"op": "log_softmax", "name": "qwen3-30b-a3b vocabulary log-probs", "rows": 1, "cols": qwen_vocab},
+        {"op": "log_softmax", "name": "llama-3.2-1b vocabulary log-probs, 4 sequences", "rows": 4, "cols": llama_vocab},
+    ]
+    for rows, what in ((1, "decode"), (512, "prefill 512")):
+        cases += [
+            {"op": "add", "name": f"qwen3-30b-a3b residual, {what}", "rows": rows, "cols": hidden},
+            {"op": "silu", "name": f"qwen3-8b mlp gate (unfused), {what}", "rows": rows, "cols": 12288},
+            {"op": "mul", "name": f"qwen3-8b mlp gate x up (unfused), {what}", "rows": rows, "cols": 12288},
+        ]
+    # Last: the table is made in full (311M elements), above the reference cap, so check never picks these.
+    for rows, what in ((1, "decode"), (512, "prefill 512")):
+        cases.append({"op": "embedding", "name": f"qwen3-30b-a3b embed_tokens, {what}", "rows": rows, "cols": hidden,
+                      "n": qwen_vocab})
+    return {
+        "suite": "decode-ops",
+        "op": "row_ops",
+        "description": "The decoder's remaining ops: greedy (argmax) and top-k sampling over the vocabulary, the "
+                       "MoE router's top-8, log-probs (log_softmax), the residual add, an unfused SwiGLU (silu, mul) "
+                       "and the token embedding, at decode and prefill sizes.",
+        "generated_by": "scripts/make_suites.py",
+        "dtypes": ["bf16", "f32"],
+        "cases": cases,
+    }
+
+
+def wan_decoder_upsamples():
+    """The spatial upsamplers' nearest 2x (nn.Upsample on the chunk's frames as a batch) before their conv."""
+    rows = []
+    for conv in wan_decoder_convs():
+        if "upsample conv" in conv["name"]:
+            t, ch, h, w = conv["x"]
+            stage = conv["name"].split()[2]
+            rows.append({"op": "upsample_nearest", "name": f"wan2.1-vae decoder {stage} upsample {h // 2}x{w // 2}",
+                         "x": [t, ch, h // 2, w // 2], "size": [h, w]})
+    return rows
+
+
+def diffusion_ops():
+    c = WAN_VAE
+    h, w = c["latent"]
+    dims = [c["base_dim"] * u for u in [c["dim_mult"][-1]] + c["dim_mult"][::-1]]   # 384 384 384 192 96
+    # Tiles first: small enough for the float64 oracle (check takes the first rows under its work cap).
+    cases = [
+        {"op": "channel_rms_norm", "name": "wan2.1-vae decoder stage0 residual norm, 8x8 tile", "x": [1, dims[0], 1, 8, 8]},
+        {"op": "upsample_nearest", "name": "wan2.1-vae decoder stage0 upsample, 8x8 tile", "x": [2, dims[0], 8, 8],
+         "size": [16, 16]},
+        {"op": "channel_rms_norm", "name": f"wan2.1-vae decoder stage0 residual norm {h}x{w}", "x": [1, dims[0], 1, h, w]},
+        {"op": "channel_rms_norm", "name": f"wan2.1-vae decoder head norm {8 * h}x{8 * w}, 4 frames",
+         "x": [1, dims[-1], 4, 8 * h, 8 * w]},
+    ] + wan_decoder_upsamples() + [
+        # Image VAEs (AutoencoderKL: block_out_channels [128, 256, 512, 512], 32 groups) decoding 1024x1024.
+        {"op": "group_norm", "name": "sdxl-vae decoder mid block, 1024x1024", "x": [1, 512, 128, 128], "groups": 32},
+        {"op": "group_norm", "name": "sdxl-vae decoder last up block, 1024x1024", "x": [1, 128, 1024, 1024], "groups": 32},
+        # Wan 2.1 T2V 1.3B DiT (dim 1536, ffn 8960): one latent frame of 30x52 patches, and 81 frames at 480x832.
+        {"op": "layer_norm", "name": "wan2.1-t2v-1.3b dit norm, one latent frame (1560 tokens)", "rows": 1560, "cols": 1536},
+        {"op": "layer_norm", "name": "wan2.1-t2v-1.3b dit norm, 81 frames (32760 tokens)", "rows": 32760, "cols": 1536},
+        {"op": "gelu", "name": "wan2.1-t2v-1.3b dit ffn, one latent frame (1560 tokens)", "rows": 1560, "cols": 8960},
+    ]
+    return {
+        "suite": "diffusion-ops",
+        "op": "row_ops",
+        "description": "The video and image models' own ops: the Wan 2.1 VAE decoder's channel_rms_norm (with the "
+                       "SiLU it fuses) and nearest 2x upsampling (480x832 from a 60x104 latent, one latent frame per "
+                       "causal step), an image VAE's group_norm, the Wan 2.1 DiT's layer_norm and tanh gelu; first "
+                       "two tiles small enough for the float64 oracle.",
+        "generated_by": "scripts/make_suites.py",
+        "dtypes": ["bf16", "f32"],
+        "cases": cases,
     }
 
 
@@ -426,7 +515,7 @@ def main():
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "suites")
     os.makedirs(root, exist_ok=True)
     for suite in (decode_linear(), prefill_linear(), softmax(), pad(), moe(), attention(), fp8(), decoder_fused(),
-                  backward(), complex_matmul(), conv()):
+                  backward(), complex_matmul(), conv(), decode_ops(), diffusion_ops()):
         path = os.path.join(root, suite["suite"] + ".json")
         with open(path, "w") as f:
             f.write(dumps(suite))

@@ -248,6 +248,8 @@ def _row_op(c, mk):
     if kind == "constant_pad_nd_backward":
         g = t([rows + 2, cols + 2])
         return (lambda g: F.pad(g, [-1, -1, -1, -1])), (g,), "F.pad (negative pads)"
+    if kind in _ROW_OPS:
+        return _ROW_OPS[kind](p, mk)
     m, n, k = p["m"], p["n"], p["k"]
     if kind == "linear_backward":
         g, x, w = t([m, n]), t([m, k], 1), t([n, k], 2, 1.0 / math.sqrt(k))
@@ -257,6 +259,75 @@ def _row_op(c, mk):
         return backward, (g, x, w), "mm + mm + sum"
     a, b = t([m, k]), t([k, n], 1, 1.0 / math.sqrt(k))
     return torch.matmul, (a, b), "torch.matmul"
+
+
+def _grads(f, inputs, grad):
+    """What autograd gives the inputs of f for grad_out `grad` (the backward ops' PyTorch form)."""
+    inputs = tuple(t.detach().requires_grad_() for t in inputs)
+    return torch.autograd.grad(f(*inputs), inputs, grad)
+
+
+def _attention_backward(p, mk):
+    rows, cols, heads, kv_heads = p["rows"], p["cols"], p["heads"], p["kv_heads"]
+    q, k, v = mk.t([1, heads, rows, cols]), mk.t([1, kv_heads, rows, cols], 1), mk.t([1, kv_heads, rows, cols], 2)
+    g = mk.t([1, heads, rows, cols], 3)
+    gqa = heads != kv_heads
+
+    def backward(g, q, k, v):   # grad_q, grad_k, grad_v
+        return _grads(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=gqa), (q, k, v), g)
+    return backward, (g, q, k, v), "autograd of F.scaled_dot_product_attention"
+
+
+def _rms_norm_backward(p, mk):
+    rows, cols = p["rows"], p["cols"]
+    g, x, w = mk.t([rows, cols]), mk.t([rows, cols], 1), mk.t([cols], 2)
+
+    def backward(g, x, w):   # grad_x, grad_weight
+        return _grads(lambda x, w: F.rms_norm(x, [cols], w, RMS_EPS), (x, w), g)
+    return backward, (g, x, w), "autograd of F.rms_norm"
+
+
+def _channel_rms_norm(p, mk):
+    x, w = mk.t(p["x"]), mk.t([p["x"][1]], 1)
+    view = [1, -1] + [1] * (len(p["x"]) - 2)
+
+    def norm(x, w):   # no PyTorch op: diffusers' WanRMS_norm with fourfold's eps, then the SiLU it fuses
+        return F.silu(x * torch.rsqrt(x.pow(2).mean(1, keepdim=True) + RMS_EPS) * w.view(view))
+    return norm, (x, w), "composed rms over channels + F.silu"
+
+
+def _embedding(p, mk):
+    table = mk.t([p["n"], p["cols"]])
+    ids = torch.from_numpy(uniform_f64(mk.seed + 1, p["rows"], 0.0, p["n"] - 1e-9)).to(torch.int64)
+    return (lambda ids, table: F.embedding(ids, table)), (ids.to(table.device), table), "F.embedding"
+
+
+def _two_d(p, mk, offset=0, scale=1.0):
+    return mk.t([p["rows"], p["cols"]], offset, scale)
+
+
+_ROW_OPS = {
+    "log_softmax": lambda p, mk: ((lambda x: torch.log_softmax(x, -1)), (_two_d(p, mk, 0, 8.0),), "torch.log_softmax"),
+    "log_softmax_backward": lambda p, mk: (
+        (lambda g, y: torch._log_softmax_backward_data(g, y, -1, y.dtype)), (_two_d(p, mk), _two_d(p, mk, 1, 4.0)),
+        "torch._log_softmax_backward_data"),
+    "rms_norm_backward": _rms_norm_backward,
+    "scaled_dot_product_attention_backward": _attention_backward,
+    "layer_norm": lambda p, mk: ((lambda x, w, b: F.layer_norm(x, [p["cols"]], w, b)),
+                                 (_two_d(p, mk), mk.t([p["cols"]], 1), mk.t([p["cols"]], 2)), "F.layer_norm"),
+    "group_norm": lambda p, mk: ((lambda x, w, b: F.group_norm(x, p["groups"], w, b)),
+                                 (mk.t(p["x"]), mk.t([p["x"][1]], 1), mk.t([p["x"][1]], 2)), "F.group_norm"),
+    "channel_rms_norm": _channel_rms_norm,
+    "silu": lambda p, mk: (F.silu, (_two_d(p, mk, 0, 4.0),), "F.silu"),
+    "gelu": lambda p, mk: ((lambda x: F.gelu(x, approximate="tanh")), (_two_d(p, mk, 0, 4.0),), "F.gelu tanh"),
+    "add": lambda p, mk: (torch.add, (_two_d(p, mk), _two_d(p, mk, 1)), "torch.add"),
+    "mul": lambda p, mk: (torch.mul, (_two_d(p, mk), _two_d(p, mk, 1)), "torch.mul"),
+    "embedding": _embedding,
+    "topk": lambda p, mk: ((lambda x: torch.topk(x, p["k"])), (_two_d(p, mk, 0, 8.0),), "torch.topk"),
+    "argmax": lambda p, mk: ((lambda x: torch.argmax(x, -1)), (_two_d(p, mk, 0, 8.0),), "torch.argmax"),
+    "upsample_nearest": lambda p, mk: ((lambda x: F.interpolate(x, size=p["size"], mode="nearest")), (mk.t(p["x"]),),
+                                       "F.interpolate nearest"),
+}
 
 
 def _conv(c, mk):

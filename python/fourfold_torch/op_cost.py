@@ -12,6 +12,7 @@ class OpCost:
     bytes_read: float = 0.0
     bytes_written: float = 0.0
     flops: float = 0.0
+    bytes_made: float = 0.0   # input bytes made that the op need not read (embedding: the table's other rows)
 
     @property
     def bytes(self):
@@ -133,19 +134,43 @@ def op_cost(c):
         return OpCost((m * n + m * k + n * k) * s, (m * k + n * k + n) * s, 4.0 * m * n * k)
     if kind == "complex_matmul":
         return OpCost((m * k + k * n) * s, m * n * s, 8.0 * m * n * k)
+    if kind in ("log_softmax", "silu", "gelu"):
+        return OpCost(e * s, e * s, 0.0)
+    if kind in ("log_softmax_backward", "add", "mul"):
+        return OpCost(2 * e * s, e * s, 0.0)
+    if kind == "rms_norm_backward":
+        return OpCost((2 * e + p["cols"]) * s, (e + p["cols"]) * s, 0.0)
+    if kind == "scaled_dot_product_attention_backward":
+        a = dict(q_len=p["rows"], kv_len=p["rows"], causal="top_left")
+        q, kv = float(p["heads"] * p["rows"] * p["cols"]), float(p["kv_heads"] * p["rows"] * p["cols"])
+        return OpCost((2 * q + 2 * kv) * s, (q + 2 * kv) * s, 10.0 * p["heads"] * attended_pairs(a) * p["cols"])
+    if kind == "layer_norm":
+        return OpCost((e + 2.0 * p["cols"]) * s, e * s, 0.0)
+    if kind == "group_norm":
+        return OpCost((math.prod(p["x"]) + 2.0 * p["x"][1]) * s, math.prod(p["x"]) * s, 0.0)
+    if kind == "channel_rms_norm":
+        return OpCost((math.prod(p["x"]) + p["x"][1]) * s, math.prod(p["x"]) * s, 0.0)
+    if kind == "embedding":
+        return OpCost(e * s + 8.0 * p["rows"], e * s, 0.0, max(p["n"] - p["rows"], 0) * float(p["cols"]) * s)
+    if kind == "topk":
+        return OpCost(e * s, p["rows"] * p["k"] * (s + 8.0), 0.0)
+    if kind == "argmax":
+        return OpCost(e * s, 8.0 * p["rows"], 0.0)
+    if kind == "upsample_nearest":
+        return OpCost(math.prod(p["x"]) * s, math.prod(p["x"][:2] + p["size"]) * s, 0.0)
     return OpCost()
 
 
 def case_work(c):
     cost = op_cost(c)
-    return cost.flops / 2.0 + cost.bytes / dtype_size(c.dtype)
+    return cost.flops / 2.0 + (cost.bytes + cost.bytes_made) / dtype_size(c.dtype)
 
 
 def rotation_copies(cost, rotate_bytes, max_copies=64):
     """How many input sets a row rotates over so that together they hold at least rotate_bytes."""
     if rotate_bytes == 0:
         return 1
-    return int(min(max(math.ceil(rotate_bytes / max(cost.bytes_read, 1.0)), 1), max(max_copies, 1)))
+    return int(min(max(math.ceil(rotate_bytes / max(cost.bytes_read + cost.bytes_made, 1.0)), 1), max(max_copies, 1)))
 
 
 def rotation_seed(seed, copy):

@@ -15,11 +15,24 @@ _ALIASES = {"fp8_e4m3fn": "float8_e4m3fn", "e4m3fn": "float8_e4m3fn", "e4m3": "f
             "fp8_e5m2": "float8_e5m2", "float": "float32", "half": "float16"}
 FP8 = ("float8_e4m3fn", "float8_e5m2")
 
-ROW_OPS = {  # name in suite files -> the op it dispatches as
+ROW_OPS = {  # name in suite files (the op list's, but for two calls) -> the op it dispatches as
     "rms_norm": "rms_norm", "add_rms_norm": "rms_norm", "rotary_embedding": "rotary_embedding",
     "silu_mul": "silu_mul", "softmax_backward": "softmax_backward",
     "constant_pad_nd_backward": "constant_pad_nd_backward", "linear_backward": "linear_backward",
-    "complex_matmul": "matmul",
+    "complex_matmul": "matmul", "log_softmax": "log_softmax", "log_softmax_backward": "log_softmax_backward",
+    "rms_norm_backward": "rms_norm_backward",
+    "scaled_dot_product_attention_backward": "scaled_dot_product_attention_backward",
+    "layer_norm": "layer_norm", "group_norm": "group_norm", "channel_rms_norm": "channel_rms_norm",
+    "silu": "silu", "gelu": "gelu", "add": "add", "mul": "mul", "embedding": "embedding", "topk": "topk",
+    "argmax": "argmax", "upsample_nearest": "upsample_nearest",
+}
+
+# The fields a row op's case must give (suites.cpp row_op_fields); the others default to 1.
+_ROW_OP_FIELDS = {
+    "linear_backward": ("m", "n", "k"), "complex_matmul": ("m", "n", "k"),
+    "scaled_dot_product_attention_backward": ("rows", "cols", "heads", "kv_heads"),
+    "embedding": ("rows", "cols", "n"), "topk": ("rows", "cols", "k"), "channel_rms_norm": ("x",),
+    "group_norm": ("x", "groups"), "upsample_nearest": ("x", "size"),
 }
 
 
@@ -231,23 +244,66 @@ def _fp8(r, j, add, dtypes):
                         dict(m=m, n=n, k=k, recipe=recipe, out_dtype=out))
 
 
+def _row_op_shape(p):
+    kind, rows, cols = p["kind"], p["rows"], p["cols"]
+    if kind == "rotary_embedding":
+        return f"x[{rows},{p['heads']},{cols}] cos,sin[{rows},1,{cols // 2}]"
+    if kind == "constant_pad_nd_backward":
+        return f"grad[{rows + 2},{cols + 2}] pads (-1,-1,-1,-1)"
+    if kind == "linear_backward":
+        return f"g[{p['m']},{p['n']}] x[{p['m']},{p['k']}] w[{p['n']},{p['k']}]"
+    if kind == "complex_matmul":
+        return f"a[{p['m']},{p['k']}] b[{p['k']},{p['n']}]"
+    if kind == "scaled_dot_product_attention_backward":
+        return f"q[1,{p['heads']},{rows},{cols}] kv[1,{p['kv_heads']},{rows},{cols}] causal"
+    if kind == "embedding":
+        return f"w[{p['n']},{cols}] idx[{rows}]"
+    if kind == "topk":
+        return f"x[{rows},{cols}] k {p['k']}"
+    if kind == "gelu":
+        return f"x[{rows},{cols}] tanh"
+    if kind == "channel_rms_norm":
+        return f"x[{_dims(p['x'])}] gamma[{p['x'][1]}] +silu"
+    if kind == "group_norm":
+        return f"x[{_dims(p['x'])}] groups {p['groups']}"
+    if kind == "upsample_nearest":
+        return f"x[{_dims(p['x'])}] -> [{_dims(p['size'])}]"
+    return f"x[{rows},{cols}]"
+
+
+def _check_row_op(r, e, path, p):
+    kind = p["kind"]
+    if kind == "scaled_dot_product_attention_backward" and p["heads"] % p["kv_heads"]:
+        r.bad(path + ".kv_heads", f"a divisor of heads={p['heads']}", e["kv_heads"])
+    if kind == "topk" and p["k"] > p["cols"]:
+        r.bad(path + ".k", f"at most cols={p['cols']}", e["k"])
+    if kind in ("channel_rms_norm", "group_norm"):
+        if len(p["x"]) < 2:
+            r.bad(path + ".x", "[N, C, *] (at least 2 dims)", e["x"])
+        if kind == "group_norm" and p["x"][1] % p["groups"]:
+            r.bad(path + ".groups", f"a divisor of C={p['x'][1]}", e["groups"])
+    if kind == "upsample_nearest":
+        if not 3 <= len(p["x"]) <= 5:
+            r.bad(path + ".x", "[N, C, *spatial] with 1 to 3 spatial dims", e["x"])
+        if len(p["size"]) + 2 != len(p["x"]):
+            r.bad(path + ".size", f"{len(p['x']) - 2} values, one per spatial dim", e["size"])
+
+
 def _row_ops(r, j, add, dtypes):
     for i, e in enumerate(r.array(r.need(j, "", "cases"), "cases")):
         path = f"cases[{i}]"
         kind = r.choice(r.need(e, path, "op"), path + ".op", tuple(ROW_OPS))
         name = r.string(r.need(e, path, "name"), path + ".name")
-        p = {key: r.integer(e[key], f"{path}.{key}") if key in e else 1 for key in ("rows", "cols", "heads", "m", "n", "k")}
+        for key in _ROW_OP_FIELDS.get(kind, ("rows", "cols")):
+            r.need(e, path, key)
+        p = {key: r.integer(e[key], f"{path}.{key}") if key in e else 1
+             for key in ("rows", "cols", "heads", "m", "n", "k", "groups")}
+        p["kv_heads"] = r.integer(e["kv_heads"], path + ".kv_heads") if "kv_heads" in e else p["heads"]
+        p["x"] = r.integers(e["x"], path + ".x") if "x" in e else []
+        p["size"] = r.integers(e["size"], path + ".size") if "size" in e else []
         p["kind"] = kind
-        if kind == "rotary_embedding":
-            shape = f"x[{p['rows']},{p['heads']},{p['cols']}] cos,sin[{p['rows']},1,{p['cols'] // 2}]"
-        elif kind == "constant_pad_nd_backward":
-            shape = f"grad[{p['rows'] + 2},{p['cols'] + 2}] pads (-1,-1,-1,-1)"
-        elif kind == "linear_backward":
-            shape = f"g[{p['m']},{p['n']}] x[{p['m']},{p['k']}] w[{p['n']},{p['k']}]"
-        elif kind == "complex_matmul":
-            shape = f"a[{p['m']},{p['k']}] b[{p['k']},{p['n']}]"
-        else:
-            shape = f"x[{p['rows']},{p['cols']}]"
+        _check_row_op(r, e, path, p)
+        shape = _row_op_shape(p)
         for dt in dtypes:
             add("row_op", f"{kind} {name}", shape, dt, p, op=ROW_OPS[kind])
 

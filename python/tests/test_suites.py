@@ -58,3 +58,30 @@ def test_conv_rows_read_like_fourfolds_and_run_against_their_oracle():
         fn, args, _ = op_calls.build_call(c, 0, torch.device("cpu"))
         ofn, oargs, _ = op_calls.build_call(c, 0, torch.device("cpu"), oracle=True)
         assert compare_to_reference(fn(*args), ofn(*oargs)).psnr_db > 120
+
+
+def test_every_row_op_runs_against_its_oracle():
+    """Each row op of the suites as its PyTorch call: close to its float64 oracle on small shapes."""
+    import torch
+    from fourfold_torch import op_calls
+    from fourfold_torch.error_metrics import compare_to_reference
+    from fourfold_torch.suites import ROW_OPS
+    small = {"rows": 3, "cols": 40}
+    fields = {"linear_backward": {"m": 3, "n": 5, "k": 7}, "complex_matmul": {"m": 3, "n": 5, "k": 7},
+              "rotary_embedding": {"rows": 2, "heads": 3, "cols": 16},
+              "scaled_dot_product_attention_backward": {"rows": 5, "cols": 8, "heads": 4, "kv_heads": 2},
+              "embedding": {"rows": 4, "cols": 16, "n": 50}, "topk": {"rows": 3, "cols": 100, "k": 5},
+              "channel_rms_norm": {"x": [1, 6, 2, 3, 5]}, "group_norm": {"x": [2, 8, 3, 5], "groups": 4},
+              "upsample_nearest": {"x": [2, 3, 4, 5], "size": [8, 10]}}
+    cases_json = [dict(op=op, name="t", **fields.get(op, small)) for op in ROW_OPS if op != "complex_matmul"]
+    _, cases = parse_suite(json.dumps({"suite": "t", "op": "row_ops", "dtypes": ["f32"], "cases": cases_json}), "t.json")
+    assert {c.op for c in cases} == set(ROW_OPS.values()) - {"matmul"}
+    for c in cases:
+        fn, args, _ = op_calls.build_call(c, 0, torch.device("cpu"))
+        ofn, oargs, _ = op_calls.build_call(c, 0, torch.device("cpu"), oracle=True)
+        got, want = fn(*args), ofn(*oargs)
+        got, want = (got[0], want[0]) if isinstance(got, tuple) else (got, want)
+        if got.dtype == torch.int64:
+            assert torch.equal(got, want), c.row_shape
+        else:
+            assert compare_to_reference(got, want).psnr_db > 100, c.row_shape

@@ -196,6 +196,79 @@ BenchCall row_op_call(const RowOpCase& o, DType dt, uint64_t seed, const std::fu
       Tensor a = t({o.m, o.k}, 0), b = t({o.k, o.n}, 1, 1.0 / std::sqrt(static_cast<double>(o.k)));
       return [a, b] { return matmul(a, b); };
     }
+    case RowOpKind::log_softmax: {
+      Tensor x = t({o.rows, o.cols}, 0, 8.0);
+      return [x] { return log_softmax(x, -1); };
+    }
+    case RowOpKind::log_softmax_backward: {
+      Tensor g = t({o.rows, o.cols}, 0), y = t({o.rows, o.cols}, 1, 4.0);
+      return [g, y] { return log_softmax_backward(g, y, -1); };
+    }
+    case RowOpKind::rms_norm_backward: {
+      Tensor g = t({o.rows, o.cols}, 0), x = t({o.rows, o.cols}, 1), w = t({o.cols}, 2);
+      const int64_t d = o.cols;
+      return [g, x, w, d] { return rms_norm_backward(g, x, {d}, w, kRmsEps).grad_x; };
+    }
+    case RowOpKind::attention_backward: {
+      Tensor q = t({1, o.heads, o.rows, o.cols}, 0), k = t({1, o.kv_heads, o.rows, o.cols}, 1);
+      Tensor v = t({1, o.kv_heads, o.rows, o.cols}, 2), g = t({1, o.heads, o.rows, o.cols}, 3);
+      AttentionOptions options;
+      options.causal = CausalMode::top_left;
+      options.enable_gqa = o.heads != o.kv_heads;
+      return [g, q, k, v, options] { return scaled_dot_product_attention_backward(g, q, k, v, options).grad_q; };
+    }
+    case RowOpKind::layer_norm: {
+      Tensor x = t({o.rows, o.cols}, 0), w = t({o.cols}, 1), b = t({o.cols}, 2);
+      const int64_t d = o.cols;
+      return [x, w, b, d] { return layer_norm(x, {d}, w, b); };
+    }
+    case RowOpKind::group_norm: {
+      Tensor x = t(o.x, 0), w = t({o.x[1]}, 1), b = t({o.x[1]}, 2);
+      const int64_t groups = o.groups;
+      return [x, w, b, groups] { return group_norm(x, groups, w, b); };
+    }
+    case RowOpKind::channel_rms_norm: {
+      Tensor x = t(o.x, 0), w = t({o.x[1]}, 1);
+      return [x, w] { return channel_rms_norm(x, w, kRmsEps, true); };
+    }
+    case RowOpKind::silu: {
+      Tensor x = t({o.rows, o.cols}, 0, 4.0);
+      return [x] { return silu(x); };
+    }
+    case RowOpKind::gelu: {
+      Tensor x = t({o.rows, o.cols}, 0, 4.0);
+      return [x] { return gelu(x, GeluApproximate::tanh); };
+    }
+    case RowOpKind::add: {
+      Tensor a = t({o.rows, o.cols}, 0), b = t({o.rows, o.cols}, 1);
+      return [a, b] { return add(a, b); };
+    }
+    case RowOpKind::mul: {
+      Tensor a = t({o.rows, o.cols}, 0), b = t({o.rows, o.cols}, 1);
+      return [a, b] { return mul(a, b); };
+    }
+    case RowOpKind::embedding: {
+      // Token ids uniform over the vocabulary, the same in the row and its oracle (only the table widens).
+      Tensor table = t({o.n, o.cols}, 0);
+      Tensor ids = Tensor::empty({o.rows}, DType::f64);
+      ids.fill_uniform(seed + 1, 0.0, static_cast<double>(o.n) - 1e-9);
+      ids = ids.to(DType::i64);
+      return [table, ids] { return embedding(table, ids); };
+    }
+    case RowOpKind::topk: {
+      Tensor x = t({o.rows, o.cols}, 0, 8.0);
+      const int64_t k = o.k;
+      return [x, k] { return topk(x, k).first; };
+    }
+    case RowOpKind::argmax: {
+      Tensor x = t({o.rows, o.cols}, 0, 8.0);
+      return [x] { return argmax(x, -1); };
+    }
+    case RowOpKind::upsample_nearest: {
+      Tensor x = t(o.x, 0);
+      const std::vector<int64_t> size = o.size;
+      return [x, size] { return upsample_nearest(x, size); };
+    }
   }
   throw ValueError(fmt::format("bench: unknown row op {}", static_cast<int>(o.kind)));
 }
@@ -361,6 +434,36 @@ OpCost op_cost(const BenchCase& c) {
               case RowOpKind::linear_backward:   // grad_x, grad_weight, grad_bias
                 return OpCost{(m * n + m * k + n * k) * s, (m * k + n * k + n) * s, 4.0 * m * n * k};
               case RowOpKind::complex_matmul: return OpCost{(m * k + k * n) * s, m * n * s, 8.0 * m * n * k};
+              case RowOpKind::log_softmax:
+              case RowOpKind::silu:
+              case RowOpKind::gelu: return OpCost{e * s, e * s, 0.0};
+              case RowOpKind::log_softmax_backward:
+              case RowOpKind::add:
+              case RowOpKind::mul: return OpCost{2 * e * s, e * s, 0.0};
+              case RowOpKind::rms_norm_backward:   // grad_x and grad_weight
+                return OpCost{(2 * e + o.cols) * s, (e + o.cols) * s, 0.0};
+              case RowOpKind::attention_backward: {
+                // grad_out, q, k, v in; grad_q, grad_k, grad_v out. Five products over the attended pairs:
+                // the scores recomputed, grad_v, grad of the probabilities, grad_q and grad_k.
+                const AttentionCase a{1, o.heads, o.kv_heads, o.cols, o.rows, o.rows, CausalMode::top_left};
+                const double q = static_cast<double>(o.heads * o.rows * o.cols), kv = static_cast<double>(o.kv_heads * o.rows * o.cols);
+                return OpCost{(2 * q + 2 * kv) * s, (q + 2 * kv) * s, 10.0 * static_cast<double>(o.heads) * attended_pairs(a) * static_cast<double>(o.cols)};
+              }
+              case RowOpKind::layer_norm: return OpCost{(e + 2.0 * o.cols) * s, e * s, 0.0};
+              case RowOpKind::group_norm: return OpCost{(numel(o.x) + 2.0 * o.x[1]) * s, numel(o.x) * s, 0.0};
+              case RowOpKind::channel_rms_norm: return OpCost{(numel(o.x) + o.x[1]) * s, numel(o.x) * s, 0.0};
+              case RowOpKind::embedding: {   // the picked rows and the ids in; the table is made in full
+                OpCost cost{e * s + 8.0 * o.rows, e * s, 0.0};
+                cost.bytes_made = std::max(o.n - o.rows, int64_t{0}) * static_cast<double>(o.cols) * s;
+                return cost;
+              }
+              case RowOpKind::topk: return OpCost{e * s, static_cast<double>(o.rows * o.k) * (s + 8.0), 0.0};
+              case RowOpKind::argmax: return OpCost{e * s, 8.0 * o.rows, 0.0};
+              case RowOpKind::upsample_nearest: {
+                Shape out = {o.x[0], o.x[1]};
+                out.insert(out.end(), o.size.begin(), o.size.end());
+                return OpCost{numel(o.x) * s, numel(out) * s, 0.0};
+              }
             }
             return OpCost{};
           },
@@ -376,7 +479,7 @@ OpCost op_cost(const BenchCase& c) {
 
 double case_work(const BenchCase& c) {
   const OpCost cost = op_cost(c);
-  return cost.flops / 2.0 + cost.bytes() / static_cast<double>(dtype_size(c.dtype));
+  return cost.flops / 2.0 + (cost.bytes() + cost.bytes_made) / static_cast<double>(dtype_size(c.dtype));
 }
 
 RooflinePoint roofline_point(const OpCost& cost, double seconds, const RooflineProbe& probe) {
@@ -412,7 +515,7 @@ std::optional<TierRan> tier_that_ran(std::string_view op) {
 
 int rotation_copies(const OpCost& cost, size_t rotate_bytes, int max_copies) {
   if (rotate_bytes == 0) return 1;
-  const double input_bytes = std::max(cost.bytes_read, 1.0);
+  const double input_bytes = std::max(cost.bytes_read + cost.bytes_made, 1.0);
   return static_cast<int>(std::clamp(std::ceil(static_cast<double>(rotate_bytes) / input_bytes), 1.0,
                                      static_cast<double>(std::max(max_copies, 1))));
 }

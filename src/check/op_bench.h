@@ -38,6 +38,9 @@ struct OpCost {
   double bytes_read = 0.0;
   double bytes_written = 0.0;
   double flops = 0.0;
+  // Input bytes a row makes that the op need not read (embedding: the table rows no id picks). Not part of
+  // the roofline; counted where the inputs' size matters: rotation copies and the reference cap's work.
+  double bytes_made = 0.0;
   double bytes() const { return bytes_read + bytes_written; }
 };
 OpCost op_cost(const BenchCase& c);
@@ -91,7 +94,7 @@ int rotation_copies(const OpCost& cost, size_t rotate_bytes, int max_copies);
 // The seed of input copy `copy` (copy 0 is the row's own seed, the one the correctness record checks).
 inline uint64_t rotation_seed(uint64_t seed, int copy) { return seed + 1000 * static_cast<uint64_t>(copy); }
 
-// Multiply-adds + elements read and written: the size measure the reference cap uses.
+// Multiply-adds + elements read, written and made (bytes_made): the size measure the reference cap uses.
 double case_work(const BenchCase& c);
 
 struct BenchRow {

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "fourfold/errors.h"
+#include "fourfold/moe.h"
 #include "fourfold/ops.h"
 #include "fourfold/policy.h"
 
@@ -68,6 +69,19 @@ std::vector<SweepCase> sweep_cases() {
       {"grouped_mm", "a[24,32] b[4,32,16] offs[0,5,5,24]", [](Inputs& in) {
          Tensor offs = Tensor::from_vector({0, 5, 5, 24}, {4}, DType::i32);
          return grouped_mm(in.randn({24, 32}), in.randn({4, 32, 16}, 0.2), offs, in.compute());
+       }},
+      {"moe_experts", "x[3,16] gate/up[4,8,16] down[4,16,8] rows per expert 2,0,3,1", [](Inputs& in) {
+         // x is f32 or bf16: an f16 run keeps its f16 values in an f32 x over f16 weights (weight-only storage).
+         Tensor x = in.randn({3, 16});
+         if (x.dtype() == DType::f16) x = x.to(DType::f32);
+         MoeExpertWeights w;
+         w.gate = in.randn({4, 8, 16}, 0.25);
+         w.up = in.randn({4, 8, 16}, 0.25);
+         w.down = in.randn({4, 16, 8}, 0.35);
+         Tensor rows = Tensor::from_vector({0, 1, 0, 1, 2, 2}, {6}, DType::i32);
+         Tensor weights = Tensor::from_vector({0.5, 0.25, 0.5, 0.75, 0.25, 0.5}, {6}, DType::f32);
+         Tensor offs = Tensor::from_vector({2, 2, 5, 6}, {4}, DType::i32);
+         return moe_experts(x, w, rows, weights, offs);
        }},
       {"scaled_mm", "e4m3fn a[9,200] rowwise x b[200,140] 128x128 blocks, out = run dtype", [](Inputs& in) {
          Tensor a = in.fp8({9, 200}), b = in.fp8({200, 140});

@@ -77,18 +77,33 @@ struct Fp8LinearCase {
   DType out_dtype = DType::bf16;
 };
 
-// The decoder helpers, the backward passes and complex matmul (suites decoder-fused, backward, complex-matmul):
-// `kind` says which call. Row ops take [rows, cols] inputs (rotary: rows tokens of `heads` heads of cols, cos
-// and sin per token; pad_backward: grad_out [rows + 2, cols + 2] cropped by one on each side); the products
-// take m, n, k (linear_backward: grad_out [m, n], x [m, k], weight [n, k]; complex matmul: [m, k] @ [k, n]).
+// The row_ops suites (decoder-fused, backward, complex-matmul, decode-ops, diffusion-ops): one case per line,
+// `op` naming the call by its op-list name (add_rms_norm and complex_matmul are the two calls that dispatch as
+// another op: rms_norm and matmul). Fields by call:
+//   rows, cols: x [rows, cols] (softmax-like ops, norms over cols, elementwise ops, argmax over cols);
+//     rotary_embedding: rows tokens of `heads` heads of cols, cos and sin per token;
+//     constant_pad_nd_backward: grad_out [rows + 2, cols + 2] cropped by one on each side;
+//     topk: the k largest of each row; embedding: rows tokens from a table [n, cols];
+//     scaled_dot_product_attention_backward: causal self-attention of rows tokens, `heads` query heads and
+//     kv_heads KV heads of cols;
+//   m, n, k: the products (linear_backward: grad_out [m, n], x [m, k], weight [n, k]; complex matmul:
+//     [m, k] @ [k, n]);
+//   x: channel_rms_norm (x [N, C, *], with the SiLU the VAE fuses), group_norm (`groups`), upsample_nearest
+//     (to `size`).
 enum class RowOpKind { rms_norm, add_rms_norm, rotary, silu_mul, softmax_backward, pad_backward, linear_backward,
-                       complex_matmul };
+                       complex_matmul, log_softmax, log_softmax_backward, rms_norm_backward, attention_backward,
+                       layer_norm, group_norm, channel_rms_norm, silu, gelu, add, mul, embedding, topk, argmax,
+                       upsample_nearest };
 std::string_view row_op_name(RowOpKind kind);   // the name in suite files: "rms_norm", "add_rms_norm", ...
 std::string_view row_op_dispatch(RowOpKind kind);   // the op it dispatches as: "rms_norm", "rotary_embedding", ...
 struct RowOpCase {
   RowOpKind kind = RowOpKind::rms_norm;
   int64_t rows = 1, cols = 1, heads = 1;
   int64_t m = 1, n = 1, k = 1;
+  int64_t kv_heads = 1;
+  Shape x;
+  std::vector<int64_t> size;
+  int64_t groups = 1;
 };
 
 // conv2d (x [N, C, H, W]) or conv3d (x [N, C, T, H, W]) by x's rank: weight [O, C / groups, *kernel], bias

@@ -8,7 +8,7 @@
 #include "backends/cpu/isa.h"
 #include "backends/cpu/kernels/kernels.h"
 #include "fourfold/parallel.h"
-#include "support/test_support.h"
+#include "support/tier_fixture.h"
 
 namespace fourfold {
 namespace {
@@ -26,24 +26,10 @@ double atol_for(DType t) { return t == DType::f32 ? 2e-6 : 1e-4; }
 // fn(x, dim) on the reference and with the dedicated tier forced; `dedicated` says whether that tier must have
 // run (true) or must have left the call to a slower tier (false: the generic tier or the reference).
 ::testing::AssertionResult matches_reference(SoftmaxFn fn, const Tensor& x, int dim, bool dedicated, cpu::Isa isa) {
-  Tensor want;
-  {
-    testing::ReferenceOnly ref;
-    want = fn(x, dim);
-  }
+  const Tensor want = testing::under("reference", [&] { return fn(x, dim); });
   reset_dispatch_counts();
-  Tensor got;
-  {
-    ScopedPolicy forced(Policy::parse("dedicated"));
-    got = fn(x, dim);
-  }
-  const auto counts = dispatch_counts();
-  const uint64_t* calls = counts.empty() ? nullptr : counts[0].calls;
-  const bool one_call = counts.size() == 1 && calls[0] + calls[1] + calls[2] == 1;
-  const bool ran_dedicated = one_call && calls[static_cast<int>(Tier::dedicated)] == 1;
-  if (!one_call || ran_dedicated != dedicated || (dedicated && counts[0].last_variant != cpu::isa_name(isa)))
-    return ::testing::AssertionFailure() << "expected " << (dedicated ? "the dedicated tier" : "a slower tier")
-                                         << " to run at level " << cpu::isa_name(isa);
+  const Tensor got = testing::under("dedicated", [&] { return fn(x, dim); });
+  if (::testing::AssertionResult ran = testing::ran_one_call(dedicated, isa); !ran) return ran;
   return all_close(got, want, rtol_for(x.dtype()), atol_for(x.dtype())) << " (" << x.describe() << ", level "
                                                                            << cpu::isa_name(isa) << ")";
 }

@@ -4,8 +4,7 @@
 
 #include <functional>
 
-#include "backends/cpu/isa.h"
-#include "support/test_support.h"
+#include "support/tier_fixture.h"
 
 namespace fourfold::testing {
 
@@ -13,30 +12,10 @@ namespace fourfold::testing {
 // tier (false). tolerance(out dtype) gives the closeness bound.
 inline ::testing::AssertionResult matches_at_every_level(const std::function<Tensor()>& call, bool dedicated,
                                                          Tolerance (*tolerance)(DType)) {
-  Tensor want;
-  {
-    ReferenceOnly ref;
-    want = call();
-  }
-  const Tolerance t = tolerance(want.dtype());
-  for (cpu::Isa isa : cpu::host_isas()) {
-    cpu::ScopedIsa level(isa);
-    reset_dispatch_counts();
-    Tensor got;
-    {
-      ScopedPolicy forced(Policy::parse("dedicated"));
-      got = call();
-    }
-    const auto counts = dispatch_counts();
-    const bool ran = counts.size() == 1 && counts[0].calls[static_cast<int>(Tier::dedicated)] == 1 &&
-                     counts[0].last_variant == cpu::isa_name(isa);
-    if (ran != dedicated)
-      return ::testing::AssertionFailure() << "expected " << (dedicated ? "the dedicated tier" : "a slower tier")
-                                           << " at level " << cpu::isa_name(isa);
-    ::testing::AssertionResult close = all_close(got, want, t.rtol, t.atol);
-    if (!close) return close << " (level " << cpu::isa_name(isa) << ")";
-  }
-  return ::testing::AssertionSuccess();
+  return dedicated_matches_at_every_level<Tensor>(call, dedicated, [&](const Tensor& got, const Tensor& want) {
+    const Tolerance t = tolerance(want.dtype());
+    return all_close(got, want, t.rtol, t.atol);
+  });
 }
 
 inline Tolerance exact(DType) { return {0.0, 0.0}; }

@@ -10,7 +10,7 @@
 #include "backends/cpu/cpu_ops.h"
 #include "backends/cpu/isa.h"
 #include "fourfold/parallel.h"
-#include "support/test_support.h"
+#include "support/tier_fixture.h"
 
 namespace fourfold {
 namespace {
@@ -30,34 +30,15 @@ testing::Tolerance tolerance(DType out, int64_t k) {
 // fn() on the reference once, then with the dedicated tier forced at every ISA level the host has;
 // `dedicated` says whether that tier must have run (or left the call to a slower tier).
 ::testing::AssertionResult matches_reference(const Fn& fn, int64_t k, bool dedicated = true) {
-  Results want;
-  {
-    testing::ReferenceOnly ref;
-    want = fn();
-  }
-  for (cpu::Isa isa : cpu::host_isas()) {
-    cpu::ScopedIsa level(isa);
-    reset_dispatch_counts();
-    Results got;
-    {
-      ScopedPolicy forced(Policy::parse("dedicated"));
-      got = fn();
-    }
-    const auto counts = dispatch_counts();
-    const uint64_t* calls = counts.empty() ? nullptr : counts[0].calls;
-    const bool one_call = counts.size() == 1 && calls[0] + calls[1] + calls[2] == 1;
-    const bool ran_dedicated = one_call && calls[static_cast<int>(Tier::dedicated)] == 1;
-    if (!one_call || ran_dedicated != dedicated || (dedicated && counts[0].last_variant != cpu::isa_name(isa)))
-      return ::testing::AssertionFailure() << "expected " << (dedicated ? "the dedicated tier" : "a slower tier")
-                                           << " to run at level " << cpu::isa_name(isa);
+  return testing::dedicated_matches_at_every_level<Results>(fn, dedicated, [&](const Results& got, const Results& want) {
     for (size_t i = 0; i < want.size(); ++i) {
       if (!want[i].defined()) continue;
       const testing::Tolerance tol = tolerance(got[i].dtype(), k);
       auto r = all_close(got[i], want[i], tol.rtol, tol.atol);
-      if (!r) return r << " (result " << i << ", level " << cpu::isa_name(isa) << ")";
+      if (!r) return r << " (result " << i << ")";
     }
-  }
-  return ::testing::AssertionSuccess();
+    return ::testing::AssertionSuccess();
+  });
 }
 
 // Results of fn with 1 thread and with 2, bit for bit.

@@ -8,9 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "backends/cpu/isa.h"
 #include "fourfold/parallel.h"
-#include "support/test_support.h"
+#include "support/tier_fixture.h"
 
 namespace fourfold::tier_check {
 
@@ -25,18 +24,10 @@ struct Tol {
 inline Tol tol(DType t) { return t == DType::f32 ? Tol{2e-5, 2e-6} : Tol{1e-2, 2e-3}; }
 
 inline uint64_t calls(const std::string& op, Tier tier, std::string* variant = nullptr) {
-  for (const DispatchCount& c : dispatch_counts())
-    if (c.op == op) {
-      if (variant != nullptr) *variant = c.last_variant;
-      return c.calls[static_cast<int>(tier)];
-    }
-  return 0;
+  return testing::calls_on(op, tier, variant);
 }
 
-inline Outputs under(const char* policy, const Fn& fn) {
-  ScopedPolicy scope(Policy::parse(policy));
-  return fn();
-}
+inline Outputs under(const char* policy, const Fn& fn) { return testing::under(policy, fn); }
 
 // Leaves NaN-filled blocks of the outputs' sizes in the caching allocator, so that the op's outputs likely
 // start as NaN and an element a kernel forgets to write shows (best effort: the allocator picks the block).

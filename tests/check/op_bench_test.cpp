@@ -133,6 +133,23 @@ TEST(OpBench, SmallRowsRunOnTheReferenceTier) {
       make("constant_pad_nd_backward", DType::bf16, RowOpCase{RowOpKind::pad_backward, 5, 6}),
       make("linear_backward", DType::f32, RowOpCase{RowOpKind::linear_backward, 1, 1, 1, 3, 5, 7}),
       make("matmul", DType::complex64, RowOpCase{RowOpKind::complex_matmul, 1, 1, 1, 2, 5, 7}),
+      make("log_softmax", DType::bf16, RowOpCase{RowOpKind::log_softmax, 2, 33}),
+      make("log_softmax_backward", DType::f32, RowOpCase{RowOpKind::log_softmax_backward, 2, 33}),
+      make("rms_norm_backward", DType::bf16, RowOpCase{RowOpKind::rms_norm_backward, 3, 40}),
+      make("scaled_dot_product_attention_backward", DType::f32,
+           RowOpCase{RowOpKind::attention_backward, 5, 8, 4, 1, 1, 1, 2}),
+      make("layer_norm", DType::f32, RowOpCase{RowOpKind::layer_norm, 3, 40}),
+      make("group_norm", DType::bf16, RowOpCase{RowOpKind::group_norm, 1, 1, 1, 1, 1, 1, 1, {2, 8, 3, 5}, {}, 4}),
+      make("channel_rms_norm", DType::bf16, RowOpCase{RowOpKind::channel_rms_norm, 1, 1, 1, 1, 1, 1, 1, {1, 6, 2, 3, 5}}),
+      make("silu", DType::f32, RowOpCase{RowOpKind::silu, 2, 33}),
+      make("gelu", DType::bf16, RowOpCase{RowOpKind::gelu, 2, 33}),
+      make("add", DType::bf16, RowOpCase{RowOpKind::add, 2, 33}),
+      make("mul", DType::f32, RowOpCase{RowOpKind::mul, 2, 33}),
+      make("embedding", DType::bf16, RowOpCase{RowOpKind::embedding, 4, 16, 1, 1, 50}),
+      make("topk", DType::f32, RowOpCase{RowOpKind::topk, 3, 100, 1, 1, 1, 5}),
+      make("argmax", DType::bf16, RowOpCase{RowOpKind::argmax, 3, 100}),
+      make("upsample_nearest", DType::f32,
+           RowOpCase{RowOpKind::upsample_nearest, 1, 1, 1, 1, 1, 1, 1, {2, 3, 4, 5}, {8, 10}}),
   };
   for (const BenchCase& c : cases) {
     SCOPED_TRACE(c.op);

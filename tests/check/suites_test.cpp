@@ -18,8 +18,8 @@ std::string dir() { return default_suites_dir(); }
 
 TEST(Suites, ShippedSuitesAreAllThere) {
   const std::vector<std::string> names = list_suites(dir());
-  for (const char* expected : {"attention", "backward", "complex-matmul", "conv", "decode-linear", "decoder-fused", "fp8",
-                               "moe", "pad", "prefill-linear", "softmax"})
+  for (const char* expected : {"attention", "backward", "complex-matmul", "conv", "decode-linear", "decode-ops", "decoder-fused",
+                               "diffusion-ops", "fp8", "moe", "pad", "prefill-linear", "softmax"})
     EXPECT_NE(std::find(names.begin(), names.end(), expected), names.end()) << expected;
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   for (const std::string& name : names) {
@@ -214,6 +214,37 @@ TEST(Suites, RowOpSuitesNameEachCasesOp) {
   EXPECT_TRUE(throws_with<FormatError>(
       [&] { parse_suite(R"({"suite": "s", "op": "row_ops", "dtypes": ["f32"], "cases": [{"op": "linear_backward", "name": "x", "m": 1, "n": 1}]})", "b.json"); },
       {"b.json", "field 'cases[0].k'", "missing"}));
+}
+
+TEST(Suites, RowOpsTakeTheFieldsTheirCallNeeds) {
+  const Suite s = parse_suite(R"({"suite": "s", "op": "row_ops", "dtypes": ["bf16"], "cases": [
+      {"op": "channel_rms_norm", "name": "n", "x": [1, 8, 1, 4, 6]},
+      {"op": "group_norm", "name": "g", "x": [1, 8, 4, 4], "groups": 4},
+      {"op": "upsample_nearest", "name": "u", "x": [2, 3, 4, 5], "size": [8, 10]},
+      {"op": "embedding", "name": "e", "rows": 3, "cols": 16, "n": 100},
+      {"op": "topk", "name": "t", "rows": 2, "cols": 100, "k": 8},
+      {"op": "scaled_dot_product_attention_backward", "name": "a", "rows": 5, "cols": 16, "heads": 4, "kv_heads": 2}]})",
+                              "s.json");
+  ASSERT_EQ(s.cases.size(), 6u);
+  EXPECT_EQ(s.cases[0].shape, "x[1,8,1,4,6] gamma[8] +silu");
+  EXPECT_EQ(s.cases[1].shape, "x[1,8,4,4] groups 4");
+  EXPECT_EQ(s.cases[2].shape, "x[2,3,4,5] -> [8,10]");
+  EXPECT_EQ(s.cases[3].shape, "w[100,16] idx[3]");
+  EXPECT_EQ(s.cases[4].shape, "x[2,100] k 8");
+  EXPECT_EQ(s.cases[5].shape, "q[1,4,5,16] kv[1,2,5,16] causal");
+  for (const BenchCase& c : s.cases) EXPECT_EQ(c.op, row_op_name(std::get<RowOpCase>(c.params).kind));
+  const auto refused = [](const std::string& a_case, std::initializer_list<std::string> parts) {
+    return throws_with<FormatError>(
+        [&] { parse_suite(R"({"suite": "s", "op": "row_ops", "dtypes": ["f32"], "cases": [)" + a_case + "]}", "b.json"); },
+        parts);
+  };
+  EXPECT_TRUE(refused(R"({"op": "group_norm", "name": "g", "x": [1, 6, 4], "groups": 4})", {"cases[0].groups", "C=6"}));
+  EXPECT_TRUE(refused(R"({"op": "upsample_nearest", "name": "u", "x": [1, 6, 4], "size": [8, 8]})", {"cases[0].size", "1 values"}));
+  EXPECT_TRUE(refused(R"({"op": "upsample_nearest", "name": "u", "x": [1, 6, 4]})", {"cases[0].size", "missing"}));
+  EXPECT_TRUE(refused(R"({"op": "topk", "name": "t", "rows": 1, "cols": 4, "k": 5})", {"cases[0].k", "cols=4"}));
+  EXPECT_TRUE(refused(R"({"op": "embedding", "name": "e", "rows": 1, "cols": 4})", {"cases[0].n", "missing"}));
+  EXPECT_TRUE(refused(R"({"op": "scaled_dot_product_attention_backward", "name": "a", "rows": 1, "cols": 4, "heads": 3,
+                          "kv_heads": 2})", {"cases[0].kv_heads", "heads=3"}));
 }
 
 TEST(Suites, ConvRowsPickTheOpByRankAndExpandTheirParameters) {

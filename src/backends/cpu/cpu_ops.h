@@ -4,7 +4,7 @@
 
 #include "backends/cpu/gemm.h"
 #include "backends/cpu/kernels/kernels.h"
-#include "ops/op_args.h"
+#include "backends/op_args.h"
 
 #include <utility>
 #include <vector>

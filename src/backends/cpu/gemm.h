@@ -6,7 +6,7 @@
 
 #include "backends/cpu/kernels/kernels.h"
 #include "fourfold/tensor.h"
-#include "ops/op_args.h"
+#include "backends/op_args.h"
 
 namespace fourfold::cpu {
 

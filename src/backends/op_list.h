@@ -2,7 +2,7 @@
 // generated from it, so adding a line here makes the compiler point at every tier that lacks the op.
 #pragma once
 
-#include "ops/op_args.h"
+#include "backends/op_args.h"
 
 // X(name, Args): name is the op's PyTorch name and its file basename everywhere.
 #define FOURFOLD_OP_LIST(X)                                   \

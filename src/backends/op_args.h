@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "fourfold/ops.h"
+#include "fourfold/op_modes.h"
 #include "fourfold/tensor.h"
 
 namespace fourfold {

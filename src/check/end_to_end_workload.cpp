@@ -13,8 +13,8 @@
 #include "check/memory_workload.h"
 #include "check/statistics.h"
 #include "fourfold/errors.h"
-#include "model/generation.h"
-#include "model/model_source.h"
+#include "model/llm/generation.h"
+#include "model/llm/model_source.h"
 
 namespace fourfold {
 namespace {

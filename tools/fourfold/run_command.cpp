@@ -25,12 +25,12 @@
 #include "fourfold/memory_probe.h"
 #include "fourfold/parallel.h"
 #include "fourfold/policy.h"
-#include "model/bandwidth_floor.h"
-#include "model/decode_profile.h"
-#include "model/generation.h"
-#include "model/model_source.h"
-#include "model/npy.h"
-#include "model/tokenizer.h"
+#include "model/llm/bandwidth_floor.h"
+#include "model/llm/decode_profile.h"
+#include "model/llm/generation.h"
+#include "model/llm/model_source.h"
+#include "model/formats/npy.h"
+#include "model/tokenizer/tokenizer.h"
 #include "ops/kernel_isa.h"
 
 namespace fourfold::cli {

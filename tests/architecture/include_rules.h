@@ -55,7 +55,8 @@ inline const std::map<std::string, std::map<std::string, std::set<std::string>>>
 // through these headers only (docs/architecture.md, "Inside backends").
 inline const std::set<std::string>& cpu_headers_for_generic() {
   static const std::set<std::string> headers = {"backends/cpu/isa.h", "backends/cpu/gemm.h",
-                                                "backends/cpu/float_rows.h", "backends/cpu/kernels/kernels.h",
+                                                "backends/cpu/float_rows.h", "backends/cpu/kernel_types.h",
+                                                "backends/cpu/kernels/kernels.h",
                                                 "backends/cpu/kernels/vec.h"};
   return headers;
 }

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "fourfold/errors.h"
-#include "model/vae/png_image.h"
+#include "model/formats/png_image.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   constexpr int64_t kMaxPixels = int64_t(1) << 20;

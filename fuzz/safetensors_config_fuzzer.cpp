@@ -6,8 +6,8 @@
 #include <string_view>
 
 #include "fourfold/errors.h"
-#include "model/model_config.h"
-#include "model/safetensors_header.h"
+#include "model/llm/model_config.h"
+#include "model/formats/safetensors_header.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   try {

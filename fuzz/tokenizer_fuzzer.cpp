@@ -16,7 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "fourfold/errors.h"
-#include "model/tokenizer.h"
+#include "model/tokenizer/tokenizer.h"
 
 namespace {
 

@@ -9,7 +9,7 @@
 
 #include "fourfold/errors.h"
 #include "model/formats/folder_files.h"
-#include "model/safetensors_header.h"
+#include "model/formats/safetensors_header.h"
 #include "model/vae/wan_vae_config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

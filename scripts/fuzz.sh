@@ -23,14 +23,14 @@ flags=(-std=c++20 -O1 -g -fsanitize=fuzzer,address,undefined -fno-sanitize-recov
 core=(src/core/errors.cpp src/core/dtype.cpp src/core/minifloat.cpp src/core/file_io.cpp)
 
 declare -A sources corpus max_len libs
-sources[safetensors_config_fuzzer]="src/model/safetensors_header.cpp src/model/model_config_json.cpp"
+sources[safetensors_config_fuzzer]="src/model/formats/safetensors_header.cpp src/model/llm/model_config_json.cpp"
 corpus[safetensors_config_fuzzer]=fuzz/corpus
 max_len[safetensors_config_fuzzer]=8192
 sources[records_suites_fuzzer]="src/check/records_reader.cpp src/check/records.cpp src/check/statistics.cpp
                                  src/check/manifest.cpp src/check/suites.cpp"
 corpus[records_suites_fuzzer]=fuzz/corpus_records
 max_len[records_suites_fuzzer]=16384
-sources[tokenizer_fuzzer]="$(echo src/model/tokenizer*.cpp)"
+sources[tokenizer_fuzzer]="$(echo src/model/tokenizer/*.cpp)"
 corpus[tokenizer_fuzzer]=fuzz/corpus_tokenizer
 max_len[tokenizer_fuzzer]=32768
 libs[tokenizer_fuzzer]="-lpcre2-8 -lutf8proc"
@@ -38,10 +38,10 @@ sources[npy_fuzzer]="src/model/formats/npy_header.cpp"
 corpus[npy_fuzzer]=fuzz/corpus_npy
 max_len[npy_fuzzer]=4096
 sources[vae_folder_fuzzer]="src/model/vae/wan_vae_config.cpp src/model/formats/folder_files.cpp
-                             src/model/safetensors_header.cpp"
+                             src/model/formats/safetensors_header.cpp"
 corpus[vae_folder_fuzzer]=fuzz/corpus_vae
 max_len[vae_folder_fuzzer]=8192
-sources[png_fuzzer]="src/model/vae/png_image.cpp"
+sources[png_fuzzer]="src/model/formats/png_image.cpp"
 corpus[png_fuzzer]=fuzz/corpus_png
 max_len[png_fuzzer]=65536
 libs[png_fuzzer]="-lpng"

@@ -1,4 +1,5 @@
-// The allocator interface and the CPU caching allocator, with the statistics the memory record reads.
+// The allocator interface and the CPU caching allocator, with the statistics the memory record reads. Part of
+// core (src/core/caching_allocator.cpp): every Tensor's storage comes from allocator_for().
 #pragma once
 
 #include <cstddef>

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "fourfold/op_modes.h"
 #include "fourfold/tensor.h"
 
 namespace fourfold {
@@ -85,7 +86,6 @@ Tensor layer_norm(const Tensor& x, const Shape& normalized_shape, const OptTenso
 Tensor group_norm(const Tensor& x, int64_t num_groups, const OptTensor& weight = std::nullopt,
                   const OptTensor& bias = std::nullopt, double eps = 1e-5);
 
-enum class RotaryStyle { half_split, interleaved };
 // Rotary position embedding on the last dim of x [..., D]. cos and sin [..., R/2] broadcast against
 // x[..., :R/2] (R = 2 * cos.size(-1) <= D is the rotated width; dims past R pass through unchanged).
 //   half_split (GPT-NeoX / Hugging Face rotate_half): pairs (i, i + R/2)
@@ -99,7 +99,6 @@ void rotary_embedding_(Tensor& x, const Tensor& cos, const Tensor& sin, RotarySt
 Tensor silu(const Tensor& x);
 // The SwiGLU gate: silu(gate) * up, one pass. gate and up: one float dtype, one shape (no broadcasting).
 Tensor silu_mul(const Tensor& gate, const Tensor& up);
-enum class GeluApproximate { none, tanh };
 Tensor gelu(const Tensor& x, GeluApproximate approximate = GeluApproximate::none);
 
 // torch.add(a, b, alpha=alpha) and torch.mul with broadcasting and PyTorch's type promotion.
@@ -141,11 +140,6 @@ Tensor upsample_nearest(const Tensor& x, const std::vector<int64_t>& output_size
 Tensor constant_pad_nd(const Tensor& x, const std::vector<int64_t>& pads, double value = 0.0);
 
 // ---------------------------------------------------------------- attention
-enum class CausalMode {
-  none,
-  top_left,      // PyTorch's is_causal=True: query i attends keys j <= i (tril of the [L, S] matrix)
-  lower_right,   // torch.nn.attention.bias.causal_lower_right: query i attends keys j <= i + (S - L); decode
-};
 struct AttentionOptions {
   OptTensor attn_mask;                 // bool (true attends) or float (added); broadcasts to [..., L, S]
   CausalMode causal = CausalMode::none;

@@ -17,6 +17,8 @@ enum class Tier { reference = 0, generic = 1, dedicated = 2 };
 inline constexpr int kTierCount = 3;
 std::string_view tier_name(Tier tier);
 Tier parse_tier(std::string_view name);   // ValueError naming the accepted names
+// Whether this build has the tier's kernels (the reference tier always).
+bool tier_built(Tier tier);
 
 struct Policy {
   std::optional<Tier> all;                 // forces every op not named in per_op

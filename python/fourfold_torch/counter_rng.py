@@ -65,7 +65,7 @@ def counter_normal(seed, count):
 
 
 def synthetic_prompt(n, vocab, seed):
-    """model::synthetic_prompt (src/model/generation.cpp): the check's prompt token ids."""
+    """model::synthetic_prompt (src/model/llm/generation.cpp): the check's prompt token ids."""
     mask = (1 << 64) - 1
     x = (seed * 0x9E3779B97F4A7C15 + 0x632BE59BD9B4E019) & mask
     out = []

@@ -1,7 +1,7 @@
 // What a tier offers for each op: a kernel and the cases it covers. One table type, generated from the op list.
 #pragma once
 
-#include "ops/op_list.h"
+#include "backends/op_list.h"
 
 namespace fourfold {
 

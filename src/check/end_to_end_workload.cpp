@@ -14,9 +14,9 @@
 #include "check/memory_workload.h"
 #include "check/statistics.h"
 #include "fourfold/errors.h"
-#include "model/compute_dtypes.h"
-#include "model/generation.h"
-#include "model/model_source.h"
+#include "model/llm/compute_dtypes.h"
+#include "model/llm/generation.h"
+#include "model/llm/model_source.h"
 
 namespace fourfold {
 namespace {

@@ -1,10 +1,10 @@
 // collect_manifest: the build, the host, the ISA level, the threads, the policy and the tier of every op of
 // the running process.
-#include "backends/cpu/isa.h"
 #include "check/manifest.h"
 #include "core/build_info.h"
 #include "fourfold/parallel.h"
 #include "fourfold/policy.h"
+#include "ops/kernel_isa.h"
 
 namespace fourfold {
 
@@ -25,7 +25,7 @@ Manifest collect_manifest(const Workload& workload, std::vector<std::string> dty
                                                 {h.avx512_bf16, "avx512_bf16"}, {h.amx, "amx"}};
   for (const auto& [has, name] : flags)
     if (has) m.isa_flags.emplace_back(name);
-  m.isa_variant = std::string(cpu::isa_name(cpu::active_isa()));   // the dedicated CPU tier's level (CPUID or FOURFOLD_ISA)
+  m.isa_variant = active_kernel_isa().name;   // the dedicated CPU tier's level (CPUID or FOURFOLD_ISA)
   m.threads = num_threads();
   m.device = std::move(device);
   m.dtypes = std::move(dtypes);

@@ -14,7 +14,7 @@
 #include "check/records.h"
 #include "core/file_io.h"
 #include "fourfold/errors.h"
-#include "model/bounded_json.h"
+#include "model/formats/bounded_json.h"
 
 namespace fourfold {
 namespace {

@@ -16,12 +16,11 @@
 #include <immintrin.h>
 #endif
 
-#include "backends/cpu/isa.h"
-#include "backends/cpu/kernels/amx_tile_config.h"
 #include "check/statistics.h"
 #include "fourfold/errors.h"
 #include "fourfold/parallel.h"
 #include "fourfold/tensor.h"
+#include "ops/kernel_isa.h"
 
 namespace fourfold {
 namespace {
@@ -283,40 +282,6 @@ __attribute__((target("avx512f,avx512bf16"))) float bf16_dot_avx512(int64_t iter
 }
 #endif
 
-#if defined(__x86_64__)
-// TDPBF16PS on four C tiles from two A and two B tiles that stay in the unit: 16 x 16 x 32 multiply-adds each.
-// Each C element grows by 32 * 2^-20 per instruction: normal, far from overflow for any run length.
-__attribute__((target("amx-tile,amx-bf16"))) float amx_dot(int64_t iters, int64_t* flops_per_iter) {
-  *flops_per_iter = 4 * 16 * 16 * 32 * 2;
-  const cpu::AmxTileConfig cfg = cpu::amx_eight_full_tiles();
-  alignas(64) uint16_t ones[16 * 32];
-  std::fill(ones, ones + 16 * 32, uint16_t{0x3a80});   // bf16 2^-10
-  alignas(64) float c[16 * 16];
-  _tile_loadconfig(&cfg);
-  _tile_zero(0);
-  _tile_zero(1);
-  _tile_zero(2);
-  _tile_zero(3);
-  _tile_loadd(4, ones, 64);
-  _tile_loadd(5, ones, 64);
-  _tile_loadd(6, ones, 64);
-  _tile_loadd(7, ones, 64);
-  for (int64_t i = 0; i < iters; ++i) {
-    _tile_dpbf16ps(0, 4, 6);
-    _tile_dpbf16ps(1, 4, 7);
-    _tile_dpbf16ps(2, 5, 6);
-    _tile_dpbf16ps(3, 5, 7);
-  }
-  float s = 0.0f;
-  _tile_stored(0, c, 64);
-  s += c[0];
-  _tile_stored(3, c, 64);
-  s += c[255];
-  _tile_release();
-  return s;
-}
-#endif
-
 float fma_run(int64_t iters, ProbeIsa isa, int64_t* flops_per_iter) {
 #if defined(__x86_64__)
   if (isa == ProbeIsa::avx512) return fma_avx512(iters, flops_per_iter);
@@ -541,14 +506,14 @@ double probe_bf16_dot_gflops(double seconds) {
 #endif
 }
 
-bool amx_dot_available() { return cpu::host_isas().front() == cpu::Isa::amx; }
+bool amx_dot_available() { return host_runs_amx(); }
 
 double probe_amx_dot_gflops(double seconds) {
   if (!amx_dot_available())
     fail<ValueError>("probe_amx_dot_gflops", "host", "a CPU with AMX-TILE and AMX-BF16, granted by the OS",
                      "one without them");
 #if defined(__x86_64__)
-  return probe_compute(seconds, [](int64_t iters, int64_t* per) { return amx_dot(iters, per); });
+  return probe_compute(seconds, [](int64_t iters, int64_t* per) { return amx_dot_loop(iters, per); });
 #else
   return 0.0;
 #endif

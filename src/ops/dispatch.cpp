@@ -162,6 +162,8 @@ const KernelTable* kernel_table(Tier tier) {
   return nullptr;
 }
 
+bool tier_built(Tier tier) { return kernel_table(tier) != nullptr; }
+
 void record_dispatch(OpId op, Tier tier, const char* variant) {
   Counters& c = counters();
   c.calls[static_cast<int>(op)][static_cast<int>(tier)].fetch_add(1, std::memory_order_relaxed);

@@ -3,7 +3,7 @@
 // KV rows attention reads); an op without an estimate counts 0 and the profile shows no rate for it.
 #pragma once
 
-#include "ops/op_args.h"
+#include "backends/op_args.h"
 
 namespace fourfold {
 

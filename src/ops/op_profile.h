@@ -5,7 +5,7 @@
 #include <chrono>
 
 #include "fourfold/profile.h"
-#include "ops/op_list.h"
+#include "backends/op_list.h"
 
 namespace fourfold {
 

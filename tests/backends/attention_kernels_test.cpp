@@ -12,7 +12,7 @@
 #include "backends/kernel_table.h"
 #include "check/error_metrics.h"
 #include "fourfold/parallel.h"
-#include "ops/op_args.h"
+#include "backends/op_args.h"
 #include "support/test_support.h"
 
 namespace fourfold {

@@ -314,7 +314,7 @@ TEST(CpuGemm, DirectPathAtEveryLevel) {
           EXPECT_TRUE(all_close(out, want, tol.rtol, tol.atol)) << cpu::isa_name(isa) << " " << dtype_name(xt) << " " << s.k;
           // The tile itself, rows [0, m) and every column, into an f32 block.
           Tensor c = Tensor::full({s.m, s.n}, std::nan(""), DType::f32);
-          const cpu::RowType at = cpu::row_type(xt);
+          const cpu::RowType at = cpu::row_type(xt, "gemm_test", "a");
           std::vector<float> scratch(static_cast<size_t>(cpu::gemm_direct_packed(at, s.m, s.k)));
           std::vector<float> split(static_cast<size_t>(cpu::gemm_direct_split(at, s.m, s.k)) + 1);
           pieces.pack_direct(cpu::operand(x), 0, s.m, s.k, scratch.data(), split.data());

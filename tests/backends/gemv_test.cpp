@@ -286,7 +286,7 @@ TEST(GemvPairs, TheRouteReadsThePairTermsAndKeepsF32ActivationsExact) {
           p.x = nan_rows.data();
           p.w = static_cast<const uint8_t*>(w.data());
           p.w_row_bytes = k;
-          p.w_type = wdt == DType::f8_e4m3fn ? cpu::GemvWeight::e4m3 : cpu::GemvWeight::e5m2;
+          p.w_type = cpu::row_type(wdt, "gemv_test", "weight");
           p.out = out.data();
           p.out_type = cpu::RowType::f32;
           p.out_m_stride = n, p.out_n_stride = 1;

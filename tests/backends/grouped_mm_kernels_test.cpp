@@ -14,7 +14,7 @@
 #include "backends/cpu/isa.h"
 #include "backends/cpu/kernels/kernels.h"
 #include "fourfold/dtype.h"
-#include "ops/op_args.h"
+#include "backends/op_args.h"
 #include "fourfold/parallel.h"
 #include "support/test_support.h"
 

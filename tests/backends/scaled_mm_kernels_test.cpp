@@ -5,7 +5,7 @@
 
 #include "backends/cpu/isa.h"
 #include "backends/dedicated_check.h"
-#include "ops/op_args.h"
+#include "backends/op_args.h"
 #include "fourfold/parallel.h"
 #include "fp8_scales.h"
 #include "support/test_support.h"

@@ -12,7 +12,7 @@
 
 #include "check/op_bench.h"
 #include "core/counter_rng.h"
-#include "model/generation.h"
+#include "model/llm/generation.h"
 #include "model/vae/synthetic_inputs.h"
 #include "model/vae/wan_vae_config.h"
 

@@ -1,6 +1,6 @@
 // Every op in the op list has cases: at least one op-time row in the shipped suites (what `fourfold bench ops`
 // and `fourfold check` time, and what the check compares with the float64 oracle) and a case in the reference
-// sweep. A new line in src/ops/op_list.h fails here until both exist (docs/adding_an_op.md says where).
+// sweep. A new line in src/backends/op_list.h fails here until both exist (docs/adding_an_op.md says where).
 #include <algorithm>
 #include <map>
 

@@ -15,12 +15,12 @@
 #include "check/suites.h"
 #include "core/checked_math.h"
 #include "core/file_io.h"
-#include "model/model_config.h"
-#include "model/model_folder.h"
-#include "model/model_maker.h"
-#include "model/safetensors.h"
+#include "model/llm/model_config.h"
+#include "model/llm/model_folder.h"
+#include "model/llm/model_maker.h"
+#include "model/formats/safetensors.h"
 #include "model/temp_dirs.h"
-#include "model/tokenizer.h"
+#include "model/tokenizer/tokenizer.h"
 #include "support/test_support.h"
 
 namespace fourfold::model {

@@ -1,8 +1,8 @@
 // The prefill compute ceiling's FLOP count, by hand on a small MoE config with one dense layer.
 #include <gtest/gtest.h>
 
-#include "model/bandwidth_floor.h"
-#include "model/presets.h"
+#include "model/llm/bandwidth_floor.h"
+#include "model/llm/presets.h"
 
 namespace fourfold::model {
 namespace {

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include "fourfold/errors.h"
-#include "model/compute_dtypes.h"
-#include "model/presets.h"
+#include "model/llm/compute_dtypes.h"
+#include "model/llm/presets.h"
 #include "support/test_support.h"
 
 namespace fourfold::model {

@@ -5,8 +5,8 @@
 #include <map>
 
 #include "fourfold/profile.h"
-#include "model/decode_profile.h"
-#include "model/generation.h"
+#include "model/llm/decode_profile.h"
+#include "model/llm/generation.h"
 #include "model_test_support.h"
 
 namespace fourfold::model {

@@ -4,7 +4,7 @@
 
 #include "check/error_metrics.h"
 #include "fourfold/parallel.h"
-#include "model/generation.h"
+#include "model/llm/generation.h"
 #include "model_test_support.h"
 #include "support/test_support.h"
 

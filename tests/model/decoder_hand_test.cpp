@@ -8,9 +8,9 @@
 
 #include <gtest/gtest.h>
 
-#include "model/decoder.h"
-#include "model/presets.h"
-#include "model/weight_layout.h"
+#include "model/llm/decoder.h"
+#include "model/llm/presets.h"
+#include "model/llm/weight_layout.h"
 #include "model_test_support.h"
 #include "support/test_support.h"
 

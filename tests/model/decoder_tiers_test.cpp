@@ -2,7 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "check/error_metrics.h"
-#include "model/generation.h"
+#include "model/llm/generation.h"
 #include "model_test_support.h"
 #include "support/test_support.h"
 

@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "fourfold/errors.h"
-#include "model/generation_config.h"
+#include "model/llm/generation_config.h"
 
 namespace fourfold::model {
 namespace {

@@ -7,7 +7,7 @@
 #include <thread>
 #include <vector>
 
-#include "model/generation.h"
+#include "model/llm/generation.h"
 #include "model_test_support.h"
 
 namespace fourfold::model {

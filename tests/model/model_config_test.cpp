@@ -4,8 +4,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "model/model_config.h"
-#include "model/presets.h"
+#include "model/llm/model_config.h"
+#include "model/llm/presets.h"
 #include "support/test_support.h"
 
 namespace fourfold::model {

@@ -7,9 +7,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "model/model_folder.h"
-#include "model/safetensors.h"
-#include "model/weight_layout.h"
+#include "model/llm/model_folder.h"
+#include "model/formats/safetensors.h"
+#include "model/llm/weight_layout.h"
 #include "model/temp_dirs.h"
 #include "support/test_support.h"
 

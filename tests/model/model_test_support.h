@@ -5,9 +5,9 @@
 #include <string>
 
 #include "fourfold/dtype.h"
-#include "model/decoder.h"
-#include "model/presets.h"
-#include "model/weight_layout.h"
+#include "model/llm/decoder.h"
+#include "model/llm/presets.h"
+#include "model/llm/weight_layout.h"
 
 namespace fourfold::model::testing {
 

@@ -2,9 +2,9 @@
 // the storage allows.
 #include <gtest/gtest.h>
 
-#include "model/expert_stack.h"
-#include "model/model_weights.h"
-#include "model/weight_layout.h"
+#include "model/llm/expert_stack.h"
+#include "model/llm/model_weights.h"
+#include "model/llm/weight_layout.h"
 #include "model_test_support.h"
 #include "support/test_support.h"
 

@@ -7,7 +7,7 @@
 
 #include "fourfold/errors.h"
 #include "model/formats/npy_header.h"
-#include "model/npy.h"
+#include "model/formats/npy.h"
 #include "support/test_support.h"
 #include "temp_dirs.h"
 

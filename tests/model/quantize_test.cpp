@@ -6,12 +6,12 @@
 
 #include <gtest/gtest.h>
 
-#include "model/generation.h"
-#include "model/model_folder.h"
+#include "model/llm/generation.h"
+#include "model/llm/model_folder.h"
 #include "model_test_support.h"
-#include "model/model_maker.h"
-#include "model/quantize.h"
-#include "model/weight_layout.h"
+#include "model/llm/model_maker.h"
+#include "model/llm/quantize.h"
+#include "model/llm/weight_layout.h"
 #include "model/temp_dirs.h"
 #include "support/test_support.h"
 

@@ -6,7 +6,7 @@
 
 #include <gtest/gtest.h>
 
-#include "model/safetensors.h"
+#include "model/formats/safetensors.h"
 #include "support/test_support.h"
 
 namespace fourfold::model {

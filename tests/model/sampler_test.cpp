@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "model/sampler.h"
+#include "model/llm/sampler.h"
 #include "support/test_support.h"
 
 namespace fourfold::model {

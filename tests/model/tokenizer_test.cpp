@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "fourfold/errors.h"
-#include "model/tokenizer.h"
+#include "model/tokenizer/tokenizer.h"
 #include "support/test_support.h"
 
 namespace fourfold::model {

@@ -7,9 +7,9 @@
 
 #include "check/error_metrics.h"
 #include "fourfold/policy.h"
-#include "model/model_folder.h"
+#include "model/llm/model_folder.h"
 #include "model/model_test_support.h"
-#include "model/safetensors.h"
+#include "model/formats/safetensors.h"
 #include "model/temp_dirs.h"
 
 namespace fourfold::model {

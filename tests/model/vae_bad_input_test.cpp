@@ -15,9 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include "core/file_io.h"
-#include "model/safetensors.h"
+#include "model/formats/safetensors.h"
 #include "model/temp_dirs.h"
-#include "model/vae/png_frames.h"
+#include "model/formats/png_frames.h"
 #include "model/vae/wan_vae.h"
 #include "model/vae/wan_vae_presets.h"
 #include "support/test_support.h"

@@ -9,7 +9,7 @@
 
 #include "check/error_metrics.h"
 #include "fourfold/errors.h"
-#include "model/safetensors.h"
+#include "model/formats/safetensors.h"
 #include "model/vae/wan_vae.h"
 #include "temp_dirs.h"
 

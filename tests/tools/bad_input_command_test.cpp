@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "check/records.h"
-#include "model/model_maker.h"
+#include "model/llm/model_maker.h"
 #include "model/temp_dirs.h"
 #include "tools/cli_runner.h"
 

@@ -17,8 +17,8 @@
 #include <gtest/gtest.h>
 
 #include "core/scratch_device.h"
-#include "model/model_folder.h"
-#include "model/model_maker.h"
+#include "model/llm/model_folder.h"
+#include "model/llm/model_maker.h"
 #include "model/temp_dirs.h"
 #include "support/dead_pid.h"
 #include "tools/cli_runner.h"

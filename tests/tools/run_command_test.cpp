@@ -12,11 +12,11 @@
 
 #include "backends/cpu/isa.h"
 #include "check/error_metrics.h"
-#include "model/model_maker.h"
-#include "model/npy.h"
-#include "model/safetensors.h"
+#include "model/llm/model_maker.h"
+#include "model/formats/npy.h"
+#include "model/formats/safetensors.h"
 #include "model/temp_dirs.h"
-#include "model/tokenizer.h"
+#include "model/tokenizer/tokenizer.h"
 #include "tools/cli_runner.h"
 
 namespace fourfold::model {

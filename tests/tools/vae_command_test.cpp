@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "model/temp_dirs.h"
-#include "model/vae/png_frames.h"
+#include "model/formats/png_frames.h"
 #include "model/vae/wan_vae.h"
 #include "tools/cli_runner.h"
 

@@ -12,7 +12,7 @@
 #include "commands.h"
 #include "core/file_io.h"
 #include "fourfold/errors.h"
-#include "model/compute_dtypes.h"
+#include "model/llm/compute_dtypes.h"
 
 namespace fourfold::cli {
 

@@ -1,7 +1,6 @@
 // fourfold info: the build, the host, the thread count, the ops and the tiers that exist.
 #include <fmt/format.h>
 
-#include "backends/kernel_table.h"
 #include "commands.h"
 #include "core/build_info.h"
 #include "fourfold/allocator.h"
@@ -26,8 +25,8 @@ void register_info(CLI::App& app) {
                h.f16c, h.avx512f, h.avx512bw, h.avx512vl, h.avx512_bf16, h.amx);
     fmt::print("threads: {}\n", num_threads());
     fmt::print("policy: '{}'\n", current_policy().to_string());
-    fmt::print("tiers: reference yes, generic {}, dedicated {}\n", generic_kernels() ? "yes" : "not built yet",
-               dedicated_kernels() ? "yes" : "not built yet");
+    fmt::print("tiers: reference yes, generic {}, dedicated {}\n", tier_built(Tier::generic) ? "yes" : "not built yet",
+               tier_built(Tier::dedicated) ? "yes" : "not built yet");
     const auto names = op_names();
     fmt::print("ops ({}):", names.size());
     for (const auto& n : names) fmt::print(" {}", n);

@@ -13,7 +13,6 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include "backends/cpu/isa.h"
 #include "check/memory_workload.h"
 #include "core/file_io.h"
 #include "check/records.h"
@@ -26,13 +25,14 @@
 #include "fourfold/memory_probe.h"
 #include "fourfold/parallel.h"
 #include "fourfold/policy.h"
-#include "model/bandwidth_floor.h"
-#include "model/compute_dtypes.h"
-#include "model/decode_profile.h"
-#include "model/generation.h"
-#include "model/model_source.h"
-#include "model/npy.h"
-#include "model/tokenizer.h"
+#include "model/llm/compute_dtypes.h"
+#include "model/llm/bandwidth_floor.h"
+#include "model/llm/decode_profile.h"
+#include "model/llm/generation.h"
+#include "model/llm/model_source.h"
+#include "model/formats/npy.h"
+#include "model/tokenizer/tokenizer.h"
+#include "ops/kernel_isa.h"
 
 namespace fourfold::cli {
 namespace {
@@ -328,9 +328,9 @@ void run(const RunOptions& o, bool sampling_set) {
   // (its GEMM is on tiles), else the vdpbf16ps probe where they run vdpbf16ps (two multiply-adds per f32 lane,
   // but not always at the FMA's rate), else 2 x the FMA probe; f32: the FMA probe.
   const double flops = model::prefill_flops(config, prompt_tokens, 0, gen_options.keep_logits);
-  const bool amx_probe = act == DType::bf16 && probe.amx_dot_gflops.has_value() && cpu::active_isa() == cpu::Isa::amx;
+  const bool amx_probe = act == DType::bf16 && probe.amx_dot_gflops.has_value() && active_kernel_isa().amx_tiles;
   const bool dot_probe = !amx_probe && act == DType::bf16 && probe.bf16_dot_gflops.has_value() &&
-                         cpu::active_isa() >= cpu::Isa::avx512bf16;   // the kernels run vdpbf16ps
+                         active_kernel_isa().bf16_dot_product;   // the kernels run vdpbf16ps
   const double peak = amx_probe ? probe.amx_dot_gflops->median
                       : dot_probe ? probe.bf16_dot_gflops->median
                                   : probe.fma_gflops.median * (act == DType::bf16 ? 2.0 : 1.0);

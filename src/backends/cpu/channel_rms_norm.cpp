@@ -25,7 +25,7 @@ bool channel_rms_norm_covers(const ChannelNormArgs& a) {
 void channel_rms_norm(const ChannelNormArgs& a, ChannelNormFn run) {
   const int64_t n = a.x.size(0), c = a.x.size(1), positions = a.x.size(2);
   if (n == 0 || c == 0 || positions == 0) return;
-  const RowType type = row_type(a.x.dtype());
+  const RowType type = row_type(a.x.dtype(), "channel_rms_norm", "x");
   const int64_t es = static_cast<int64_t>(dtype_size(a.x.dtype()));
   const int64_t runs = (positions + kRunPositions - 1) / kRunPositions;
   const auto* x = static_cast<const uint8_t*>(a.x.data());

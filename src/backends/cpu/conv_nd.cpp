@@ -21,7 +21,7 @@ bool pointwise(const ConvGather& g) {
 ConvGather gather_plan(const ConvArgs& a) {
   ConvGather g{};
   g.x = static_cast<const uint8_t*>(a.x.data());
-  g.type = row_type(a.x.dtype());
+  g.type = row_type(a.x.dtype(), "conv", "x");
   g.c_stride = a.x.stride(1);
   const int lead = kConvDims - (a.x.dim() - 2);
   for (int d = 0; d < kConvDims; ++d) {
@@ -51,7 +51,7 @@ void conv(const ConvArgs& a, const ConvPieces& pieces) {
   if (a.out.numel() == 0) return;
   const int64_t positions = a.out.numel() / (batch * channels_out);
   const int64_t depth = a.weight.numel() / channels_out;
-  const RowType type = row_type(a.x.dtype());
+  const RowType type = row_type(a.x.dtype(), "conv", "x");
   const int64_t es = static_cast<int64_t>(dtype_size(a.x.dtype()));
   const ConvGather plan = gather_plan(a);
   const bool plain = pointwise(plan);

@@ -4,7 +4,7 @@
 
 #include "backends/cpu/gemm.h"
 #include "backends/cpu/kernels/kernels.h"
-#include "ops/op_args.h"
+#include "backends/op_args.h"
 
 #include <utility>
 #include <vector>
@@ -53,7 +53,6 @@ void scaled_dot_product_attention(const AttentionArgs& args, const AttentionPiec
 // ---- fused decoder helpers and softmax backward (rms_norm.cpp, rotary_embedding.cpp, silu_mul.cpp,
 // softmax_backward.cpp). Each covers f32 / bf16 / f16 with every operand of one dtype and unit stride along
 // the last dim (rotary and rms_norm accept any outer strides; silu_mul and the backward want contiguous).
-RowType row_type(DType dtype);
 
 using RmsNormRowFn = void (*)(const RmsNormRow&, RowType, int64_t, double);
 bool rms_norm_covers(const RmsNormArgs& args);
@@ -134,8 +133,6 @@ struct PairActivations {
 PairActivations pair_activations(const float* x, int64_t k, const std::vector<std::pair<int64_t, int64_t>>& rows);
 // Fills the plan's epilogue fields: bias (or null) and out [M, N], f32 / bf16 / f16, any strides.
 void plan_epilogue(GemvPlan& plan, const Tensor* bias, Tensor& out);
-// RowType of an f32 / bf16 / f16 dtype.
-RowType row_type(DType dtype);
 // x [M, K] (f32 / bf16 / f16, any strides) as a contiguous f32 tensor; x itself when it already is one.
 Tensor activations_f32(const Tensor& x);
 // The GEMV's x_exp2 for e4m3 weights over these activations (linear_decode.cpp says why): the power of two they

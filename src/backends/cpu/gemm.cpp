@@ -90,19 +90,10 @@ void gemm_tile_f32(const GemmProblem& g, int64_t m0, int64_t m1, int64_t n0, int
   }
 }
 
-RowType row_type(DType dtype) {
-  switch (dtype) {
-    case DType::f32: return RowType::f32;
-    case DType::bf16: return RowType::bf16;
-    case DType::f8_e4m3fn: return RowType::e4m3;
-    case DType::f8_e5m2: return RowType::e5m2;
-    default: return RowType::f16;
-  }
-}
 
 GemmOperand operand(const Tensor& t, bool transposed) {
   const int64_t rs = t.stride(0), cs = t.stride(1);
-  return {static_cast<const uint8_t*>(t.data()), row_type(t.dtype()), transposed ? cs : rs, transposed ? rs : cs};
+  return {static_cast<const uint8_t*>(t.data()), row_type(t.dtype(), "gemm", "operand"), transposed ? cs : rs, transposed ? rs : cs};
 }
 
 GemmOperand operand(const Tensor& t, bool transposed, const Tensor& scale, ScaleRecipe recipe) {
@@ -126,10 +117,10 @@ GemmOperand operand(const Tensor& t, bool transposed, const Tensor& scale, Scale
 }
 
 GemmOut output(Tensor& t, const Tensor* bias) {
-  GemmOut o{static_cast<uint8_t*>(t.data()), row_type(t.dtype()), t.stride(0), t.stride(1), nullptr, RowType::f32, 0};
+  GemmOut o{static_cast<uint8_t*>(t.data()), row_type(t.dtype(), "gemm", "out"), t.stride(0), t.stride(1), nullptr, RowType::f32, 0};
   if (bias != nullptr) {
     o.bias = static_cast<const uint8_t*>(bias->data());
-    o.bias_type = row_type(bias->dtype());
+    o.bias_type = row_type(bias->dtype(), "gemm", "bias");
     o.bias_stride = bias->stride(0);
   }
   return o;

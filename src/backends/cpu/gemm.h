@@ -4,9 +4,10 @@
 
 #include <vector>
 
+#include "backends/cpu/kernel_types.h"
 #include "backends/cpu/kernels/kernels.h"
 #include "fourfold/tensor.h"
-#include "ops/op_args.h"
+#include "backends/op_args.h"
 
 namespace fourfold::cpu {
 
@@ -78,7 +79,6 @@ inline constexpr int kGemmScratchSlots = 6;
 float* gemm_scratch(int slot, int64_t count);
 
 // The operand view of a 2-D f32/bf16/f16/fp8 tensor (or of its transpose) and of an output with an optional bias.
-RowType row_type(DType dtype);
 GemmOperand operand(const Tensor& t, bool transposed = false);
 // An fp8 tensor t [R, C] with its f32 dequantization scale in t's orientation, as op_args.h lays out a weight's
 // [N, K] scale: tensorwise [1, 1], rowwise [R, 1], block_1x128 [R, ceil(C/128)], block_128x128 [ceil(R/128),

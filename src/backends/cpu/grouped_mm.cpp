@@ -26,7 +26,6 @@ constexpr int64_t kGemvTileRows = 64;    // weight rows per GEMV work item (a 20
 constexpr int64_t kGemmTileRows = 288;   // two of the GEMM's row blocks: the packed weight block is reused twice
 constexpr int64_t kGemmTileCols = 256;   // the packed weight block (256 x 512 f32) stays in L2
 
-MatType mat_type(DType t) { return t == DType::f32 ? MatType::f32 : MatType::bf16; }
 
 // The k dim of a K-contiguous operand: stride 1, or too short for the stride to matter.
 bool k_contiguous(const Tensor& t, int dim) { return t.size(dim) <= 1 || t.stride(dim) == 1; }
@@ -111,7 +110,7 @@ bool grouped_mm_covers(const GroupedMmArgs& a) {
 void grouped_mm(const GroupedMmArgs& args, const GroupedPieces& pieces) {
   const std::vector<Gemm> gemms = groups_of(args);
   const bool two_d_a = args.kind == GroupedMmCase::a2d_b3d;
-  const RowType in_type = row_type(args.a.dtype()), out_type = row_type(args.out.dtype());
+  const RowType in_type = row_type(args.a.dtype(), "grouped_mm", "a"), out_type = row_type(args.out.dtype(), "grouped_mm", "out");
   // Costs in multiply-adds, a streamed weight element counted as ten (about the ratio of the GEMM's rate to
   // the read bandwidth's, per thread, for bf16 on Zen 4) and a packed one as four more rows of work.
   std::vector<Tile> tiles;
@@ -156,7 +155,7 @@ void grouped_mm(const GroupedMmArgs& args, const GroupedPieces& pieces) {
     plan.x = a32.data_as<const float>() + static_cast<int64_t>(row0) * p.k;
     plan.w = p.b;
     plan.w_row_bytes = p.ldb * static_cast<int64_t>(dtype_size(args.b.dtype()));
-    plan.w_type = args.b.dtype() == DType::f32 ? GemvWeight::f32 : GemvWeight::bf16;
+    plan.w_type = row_type(args.b.dtype(), "grouped_mm", "b");
     plan.out = p.out;
     plan.out_type = out_type;
     plan.out_m_stride = p.o_rs, plan.out_n_stride = p.o_cs;
@@ -179,7 +178,7 @@ void grouped_mm(const GroupedMmArgs& args, const GroupedPieces& pieces) {
       }
       case Loop::dot: {
         float* c = gemm_scratch(2, kDotTileRows * kDotTileCols);
-        const MatType type = mat_type(args.a.dtype());
+        const MatType type = mat_type(args.a.dtype(), "grouped_mm", "a");
         pieces.dot(DotTile{p.a + t.m0 * p.lda * es, nullptr, p.lda, type, p.b + t.n0 * p.ldb * es, p.ldb, type, rows,
                            cols, p.k, c, kDotTileCols});
         pieces.gemm.store(c, kDotTileCols, rows, cols, gemm_problem(p, in_type, out_type).out, t.m0, t.n0);

@@ -21,7 +21,7 @@ void linear_backward(const LinearBackwardArgs& a, const GemmPieces& pieces) {
   if (a.grad_bias != nullptr)
     problems.push_back({1, n, m, {reinterpret_cast<const uint8_t*>(ones.data()), RowType::f32, 0, 1},
                         operand(a.grad_out),
-                        {static_cast<uint8_t*>(a.grad_bias->data()), row_type(a.grad_bias->dtype()), 0,
+                        {static_cast<uint8_t*>(a.grad_bias->data()), row_type(a.grad_bias->dtype(), "linear_backward", "grad_bias"), 0,
                          a.grad_bias->stride(0), nullptr, RowType::f32, 0}});
   gemm(problems, pieces);
 }

@@ -18,16 +18,6 @@ constexpr int64_t kChunkBytes = 128 * 1024;
 
 bool is_float_row(DType t) { return t == DType::f32 || t == DType::bf16 || t == DType::f16; }
 
-std::optional<GemvWeight> gemv_weight(DType t) {
-  switch (t) {
-    case DType::f32: return GemvWeight::f32;
-    case DType::bf16: return GemvWeight::bf16;
-    case DType::f16: return GemvWeight::f16;
-    case DType::f8_e4m3fn: return GemvWeight::e4m3;
-    case DType::f8_e5m2: return GemvWeight::e5m2;
-    default: return std::nullopt;
-  }
-}
 
 }  // namespace
 
@@ -46,10 +36,10 @@ Tensor activations_f32(const Tensor& x) {
 
 void plan_epilogue(GemvPlan& p, const Tensor* bias, Tensor& out) {
   p.bias = bias == nullptr ? nullptr : bias->data();
-  p.bias_type = bias == nullptr ? RowType::f32 : row_type(bias->dtype());
+  p.bias_type = bias == nullptr ? RowType::f32 : row_type(bias->dtype(), "linear", "bias");
   p.bias_stride = bias == nullptr ? 0 : bias->stride(0);
   p.out = out.data();
-  p.out_type = row_type(out.dtype());
+  p.out_type = row_type(out.dtype(), "linear", "out");
   p.out_m_stride = out.stride(0);
   p.out_n_stride = out.stride(1);
 }
@@ -74,11 +64,11 @@ void run_gemv(const GemvPlan& plan, const GemvPieces& gemv) {
   GemvPlan p = plan;
   Tensor scaled;   // from the allocator, so the memory record sees it
   PairActivations pairs;
-  const bool fp8 = p.w_type == GemvWeight::e4m3 || p.w_type == GemvWeight::e5m2;
+  const bool fp8 = p.w_type == RowType::e4m3 || p.w_type == RowType::e5m2;
   if (fp8 && gemv.pairs_fast()) {
     pairs = pair_activations(p.x, p.k, {{0, p.m}});
     pairs.plan(p, 0);
-  } else if (p.w_type == GemvWeight::e4m3) {
+  } else if (p.w_type == RowType::e4m3) {
     p.x_exp2 = e4m3_activation_exponent(p.x, p.m * p.k);
     const float f = std::ldexp(1.0f, p.x_exp2);
     scaled = Tensor::empty({std::max<int64_t>(1, p.m * p.k)}, DType::f32);
@@ -86,7 +76,7 @@ void run_gemv(const GemvPlan& plan, const GemvPieces& gemv) {
     for (int64_t i = 0; i < p.m * p.k; ++i) sd[i] = p.x[i] * f;
     p.x = sd;
   }
-  const int64_t es = p.w_type == GemvWeight::f32 ? 4 : (p.w_type == GemvWeight::bf16 || p.w_type == GemvWeight::f16) ? 2 : 1;
+  const int64_t es = p.w_type == RowType::f32 ? 4 : (p.w_type == RowType::bf16 || p.w_type == RowType::f16) ? 2 : 1;
   const int64_t row_bytes = std::max<int64_t>(1, p.k * es);
   const int64_t grain = std::max<int64_t>(4, kChunkBytes / row_bytes);
   parallel_for(0, p.n, grain, [&](int64_t begin, int64_t end) { gemv.rows(p, begin, end); });
@@ -95,7 +85,7 @@ void run_gemv(const GemvPlan& plan, const GemvPieces& gemv) {
 bool linear_decode_covers(const LinearArgs& a) {
   const DType xt = a.x.dtype(), wt = a.weight.dtype();
   if (a.x.size(0) > kGemvMaxM || !is_float_row(xt) || a.out.dtype() != xt) return false;
-  if (!gemv_weight(wt)) return false;
+  if (!known_row_type(wt)) return false;
   if (a.weight.size(1) > 1 && a.weight.stride(1) != 1) return false;
   if (is_fp8(wt)) return a.weight_scale != nullptr && a.weight_scale->dtype() == DType::f32;
   return a.weight_scale == nullptr && (wt == xt || xt == DType::f32);
@@ -112,7 +102,7 @@ void linear_decode(const LinearArgs& a, const GemvPieces& gemv) {
   p.x = x.data_as<const float>();
   p.w = static_cast<const uint8_t*>(a.weight.data());
   p.w_row_bytes = a.weight.stride(0) * static_cast<int64_t>(dtype_size(a.weight.dtype()));
-  p.w_type = *gemv_weight(a.weight.dtype());
+  p.w_type = row_type(a.weight.dtype(), "linear", "weight");
   if (a.weight_scale != nullptr) {
     const Tensor& s = *a.weight_scale;   // [1, 1], [N, 1] or [ceil(N/128), ceil(K/128)]
     p.scale = s.data_as<const float>();

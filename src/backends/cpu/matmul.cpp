@@ -64,7 +64,7 @@ void matmul_small_m(const MatmulArgs& args, int64_t m, int64_t n, int64_t k, int
     for (int64_t t = begin; t < end; ++t) {
       const BatchOffsets o = batch_offsets(args, t / tiles);
       const int64_t n0 = (t % tiles) * tile;
-      const MatmulRowsPlan plan{m, k, complex, complex ? RowType::f32 : row_type(args.a.dtype()),
+      const MatmulRowsPlan plan{m, k, complex, complex ? RowType::f32 : row_type(args.a.dtype(), "matmul", "a"),
                                 static_cast<const uint8_t*>(args.a.data()) + o.a * es, args.a.stride(-2), args.a.stride(-1),
                                 static_cast<const uint8_t*>(args.b.data()) + o.b * es, args.b.stride(-2),
                                 static_cast<uint8_t*>(args.out.data()) + o.out * es, args.out.stride(-2)};
@@ -89,7 +89,7 @@ void matmul(const MatmulArgs& args, const GemmPieces& pieces, MatmulRowsFn rows)
   problems.reserve(batches);
   if (args.a.dtype() != DType::complex64) {
     const int64_t es = static_cast<int64_t>(dtype_size(args.a.dtype()));
-    const RowType type = row_type(args.a.dtype());
+    const RowType type = row_type(args.a.dtype(), "matmul", "a");
     for (int64_t b = 0; b < batches; ++b) {
       const BatchOffsets o = batch_offsets(args, b);
       problems.push_back({m, n, k,

@@ -38,7 +38,6 @@ constexpr int64_t kGemmCols = 256;
 // gemm_scratch slots: 0 and 1 are the GEMM tile's panels.
 constexpr int kSlotGate = 2, kSlotUp = 3, kSlotAcc = 4, kSlotSplit = 5;
 
-MatType mat_type(DType t) { return t == DType::f32 ? MatType::f32 : t == DType::bf16 ? MatType::bf16 : MatType::e4m3; }
 bool last_contiguous(const Tensor& t) { return t.size(-1) <= 1 || t.stride(-1) == 1; }
 
 // One expert weight: x's dtype, or e4m3 with its block scale's last dim contiguous.
@@ -53,7 +52,7 @@ DotTile weight_rows(DotTile t, const Tensor& w, const Tensor* scale, int64_t e, 
   t.b = static_cast<const uint8_t*>(w.data()) +
         (e * w.stride(0) + row0 * w.stride(1)) * static_cast<int64_t>(dtype_size(w.dtype()));
   t.ldb = w.stride(1);
-  t.b_type = mat_type(w.dtype());
+  t.b_type = mat_type(w.dtype(), "moe_experts", "weight");
   if (scale != nullptr) {
     t.b_scale = scale->data_as<float>() + e * scale->stride(0);
     t.scale_ld = scale->stride(1);
@@ -66,7 +65,7 @@ DotTile weight_rows(DotTile t, const Tensor& w, const Tensor* scale, int64_t e, 
 // 128x128 block scales.
 GemmOperand weight_operand(const Tensor& w, const Tensor* scale, int64_t e) {
   GemmOperand b{static_cast<const uint8_t*>(w.data()) + e * w.stride(0) * static_cast<int64_t>(dtype_size(w.dtype())),
-                row_type(w.dtype()), 1, w.stride(1)};
+                row_type(w.dtype(), "moe_experts", "weight"), 1, w.stride(1)};
   if (scale != nullptr) {
     b.scale = scale->data_as<float>() + e * scale->stride(0);
     b.scale_rg = b.scale_cg = 128;
@@ -96,8 +95,8 @@ GemvPlan stream_plan(const Tensor& w, const Tensor* scale, int64_t e, const Stre
   const int64_t es = static_cast<int64_t>(dtype_size(w.dtype()));
   p.w = static_cast<const uint8_t*>(w.data()) + e * w.stride(0) * es;
   p.w_row_bytes = w.stride(1) * es;
-  p.w_type = w.dtype() == DType::f32 ? GemvWeight::f32 : w.dtype() == DType::bf16 ? GemvWeight::bf16 : GemvWeight::e4m3;
-  if (p.w_type == GemvWeight::e4m3) {
+  p.w_type = row_type(w.dtype(), "moe_experts", "weight");
+  if (p.w_type == RowType::e4m3) {
     p.x_exp2 = x_exp2;
     p.scale = scale->data_as<float>() + e * scale->stride(0);
     p.scale_n_group = p.scale_k_group = 128;
@@ -210,7 +209,7 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
   const int64_t tokens = a.x.size(0), hidden = a.x.size(1), inter = a.gate.size(1), experts = a.gate.size(0);
   if (tokens == 0 || hidden == 0) return;
   const DType dtype = a.x.dtype();
-  const MatType type = mat_type(dtype);
+  const MatType type = mat_type(dtype, "moe_experts", "x");
   const int64_t es = static_cast<int64_t>(dtype_size(dtype));
   std::vector<int64_t> start(static_cast<size_t>(experts + 1), 0);
   {
@@ -260,7 +259,7 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
                                           gate_fp8 && x32.defined(), pieces.gemv, &x_pairs);
   // gate and up share the direct path's packed x (the same dtypes: weight_ok).
   const DirectPack x_direct = any_gemm && a.gate.dtype() == a.up.dtype()
-                                  ? pack_direct(xs.data_as<uint8_t>(), row_type(dtype), hidden, a.gate, a.gate_scale, start, inter, pieces.gemm)
+                                  ? pack_direct(xs.data_as<uint8_t>(), row_type(dtype, "moe_experts", "x"), hidden, a.gate, a.gate_scale, start, inter, pieces.gemm)
                                   : DirectPack{};
 
   // 1. h = silu(x gate^T) * (x up^T) per row, [total, inter] f32. Costs as grouped_mm's (multiply-adds; a
@@ -289,7 +288,7 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
     float* h0 = h + t.r0 * inter + t.i0;
     if (t.gemm) {
       const int64_t s = start[static_cast<size_t>(t.expert)];
-      const GemmOperand xe{xs.data_as<const uint8_t>() + s * hidden * es, row_type(dtype), hidden, 1};
+      const GemmOperand xe{xs.data_as<const uint8_t>() + s * hidden * es, row_type(dtype, "moe_experts", "x"), hidden, 1};
       const GemmProblem gate{rows_of(t.expert), inter, hidden, xe, weight_operand(a.gate, a.gate_scale, t.expert), {}};
       const GemmProblem up{rows_of(t.expert), inter, hidden, xe, weight_operand(a.up, a.up_scale, t.expert), {}};
       const int64_t ldc = (cols + 15) / 16 * 16;
@@ -343,7 +342,7 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
                                                      hidden, pieces.gemm)
                                        : DirectPack{};
   auto* out = static_cast<uint8_t*>(a.out.data());
-  const GemmOut out_view{out, row_type(dtype), hidden, 1, nullptr, RowType::f32, 0};
+  const GemmOut out_view{out, row_type(dtype, "moe_experts", "x"), hidden, 1, nullptr, RowType::f32, 0};
   const int64_t col_tiles = (hidden + width - 1) / width;
   parallel_for(0, col_tiles, 1, [&](int64_t begin, int64_t end) {
     float* acc = gemm_scratch(kSlotAcc, tokens * ldy);

@@ -24,7 +24,7 @@ bool rms_norm_covers(const RmsNormArgs& a) {
 void rms_norm(const RmsNormArgs& a, RmsNormRowFn row) {
   const int64_t rows = a.x.size(0), d = a.x.size(1);
   if (rows == 0 || d == 0) return;
-  const RowType type = row_type(a.x.dtype());
+  const RowType type = row_type(a.x.dtype(), "rms_norm", "x");
   const int64_t es = static_cast<int64_t>(dtype_size(a.x.dtype()));
   auto at = [es](const Tensor* t, int64_t r) -> uint8_t* {
     return t == nullptr ? nullptr : static_cast<uint8_t*>(t->data()) + r * t->stride(0) * es;

@@ -47,7 +47,7 @@ bool rotary_embedding_covers(const RotaryArgs& a) {
 void rotary_embedding(const RotaryArgs& a, RotaryRowFn row) {
   if (a.x.numel() == 0) return;
   const int64_t d = a.x.size(-1), half = a.cos.size(-1), rows = a.x.numel() / d;
-  const RowType type = row_type(a.x.dtype());
+  const RowType type = row_type(a.x.dtype(), "rotary_embedding", "x");
   const int64_t es = static_cast<int64_t>(dtype_size(a.x.dtype()));
   const bool interleaved = a.style == RotaryStyle::interleaved;
   auto ptr = [es](const Tensor& t, int64_t off) { return static_cast<uint8_t*>(t.data()) + off * es; };

@@ -172,7 +172,7 @@ class Attention {
     // PyTorch scales q and k before the product, so E = 0 gives zero scores whatever the scale.
     t.scale = p_.e == 0 ? 0.0f : static_cast<float>(a_.scale);
     t.q = w.q.data();
-    t.kv_type = row_type(a_.k.dtype());
+    t.kv_type = row_type(a_.k.dtype(), "scaled_dot_product_attention", "k");
     t.k = static_cast<const uint8_t*>(a_.k.data()) + (rows.b * a_.k.stride(0) + rows.kv * a_.k.stride(1)) * es;
     t.k_stride = a_.k.stride(2) * es;
     t.v = static_cast<const uint8_t*>(a_.v.data()) + (rows.b * a_.v.stride(0) + rows.kv * a_.v.stride(1)) * es;
@@ -183,7 +183,7 @@ class Attention {
     if (a_.mask != nullptr) {
       const bool boolean = a_.mask->dtype() == DType::boolean;
       t.mask = boolean ? AttnMask::boolean : AttnMask::additive;
-      t.mask_type = boolean ? RowType::f32 : row_type(a_.mask->dtype());
+      t.mask_type = boolean ? RowType::f32 : row_type(a_.mask->dtype(), "scaled_dot_product_attention", "attn_mask");
       t.mask_row = w.mask_row.data();
       t.mask_stride = a_.mask->stride(3) * static_cast<int64_t>(dtype_size(a_.mask->dtype()));
     }

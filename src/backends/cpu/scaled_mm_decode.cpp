@@ -53,7 +53,7 @@ void scaled_mm_decode(const ScaledMmArgs& s, const GemvPieces& gemv) {
   p.x = x.data_as<const float>();
   p.w = static_cast<const uint8_t*>(s.b.data());   // W = b^T: row n at n * b.stride(1), k contiguous
   p.w_row_bytes = s.b.stride(1);
-  p.w_type = s.b.dtype() == DType::f8_e4m3fn ? GemvWeight::e4m3 : GemvWeight::e5m2;
+  p.w_type = row_type(s.b.dtype(), "scaled_mm", "b");
   // scale_b is in b's [K, N] orientation: dim 0 walks k-blocks, dim 1 walks n (or n-blocks).
   p.scale = s.scale_b.data_as<const float>();
   p.scale_n_stride = s.scale_b.stride(1);

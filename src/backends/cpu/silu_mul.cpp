@@ -16,7 +16,7 @@ void silu_mul(const BinaryArgs& a, SiluMulFn fn) {
   const int64_t n = a.out.numel();
   if (n == 0) return;
   constexpr int64_t kChunk = 16384;   // elements per work item: a multiple of every vector width
-  const RowType type = row_type(a.out.dtype());
+  const RowType type = row_type(a.out.dtype(), "silu_mul", "out");
   const int64_t es = static_cast<int64_t>(dtype_size(a.out.dtype()));
   const auto* g = static_cast<const uint8_t*>(a.a.data());
   const auto* u = static_cast<const uint8_t*>(a.b.data());

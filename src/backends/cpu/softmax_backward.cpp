@@ -24,7 +24,7 @@ void softmax_backward(const SoftmaxBackwardArgs& a, bool log, const SoftmaxBackw
   const int64_t numel = a.out.numel();
   if (numel == 0) return;
   const int64_t n = a.out.size(a.dim), rows = numel / n;
-  const RowType type = row_type(a.out.dtype());
+  const RowType type = row_type(a.out.dtype(), "softmax_backward", "out");
   const int64_t es = static_cast<int64_t>(dtype_size(a.out.dtype()));
   const auto* g = static_cast<const uint8_t*>(a.grad_out.data());
   const auto* y = static_cast<const uint8_t*>(a.out.data());

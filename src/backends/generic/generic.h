@@ -1,7 +1,7 @@
 // The generic tier's kernels and the cases each covers (anything else falls through to the reference tier).
 #pragma once
 
-#include "ops/op_args.h"
+#include "backends/op_args.h"
 
 namespace fourfold::generic {
 

@@ -13,6 +13,7 @@
 #include "backends/cpu/float_rows.h"
 #include "backends/cpu/gemm.h"
 #include "backends/cpu/isa.h"
+#include "backends/cpu/kernel_types.h"
 #include "fourfold/parallel.h"
 
 namespace fourfold::generic {
@@ -86,7 +87,7 @@ const float* fp8_values(DType dtype) {
 }
 
 void load_row(DType dtype, const uint8_t* src, int64_t inner, float* dst, int64_t n) {
-  if (inner == 1 && computes(dtype)) return loops().widen(cpu::row_type(dtype), src, dst, n);
+  if (inner == 1 && computes(dtype)) return loops().widen(cpu::row_type(dtype, "generic load_row", "dtype"), src, dst, n);
   if (dtype == DType::f8_e4m3fn || dtype == DType::f8_e5m2) {
     const float* values = fp8_values(dtype);
     for (int64_t i = 0; i < n; ++i) dst[i] = values[src[i * inner]];
@@ -98,7 +99,7 @@ void load_row(DType dtype, const uint8_t* src, int64_t inner, float* dst, int64_
 }
 
 void store_row(const float* src, DType dtype, uint8_t* dst, int64_t inner, int64_t n) {
-  if (inner == 1 && computes(dtype)) return loops().narrow(src, cpu::row_type(dtype), dst, n);
+  if (inner == 1 && computes(dtype)) return loops().narrow(src, cpu::row_type(dtype, "generic store_row", "dtype"), dst, n);
   if (computes(dtype)) return cpu::narrow_row(dtype, src, 1.0f, n, dst, inner);   // strided
   const size_t es = dtype_size(dtype);
   for (int64_t i = 0; i < n; ++i) store_from_double(dtype, dst + i * inner * es, src[i]);

@@ -6,7 +6,7 @@
 
 #include "backends/generic/kernels/loops.h"   // the Unary, Binary, Broadcast and Reduce ops
 #include "fourfold/tensor.h"
-#include "ops/op_args.h"
+#include "backends/op_args.h"
 
 namespace fourfold::generic {
 

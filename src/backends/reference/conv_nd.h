@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "backends/reference/ref_access.h"
-#include "ops/op_args.h"
+#include "backends/op_args.h"
 
 namespace fourfold::ref {
 

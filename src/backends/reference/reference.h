@@ -2,7 +2,7 @@
 // It is the oracle every other tier and the correctness record are measured against.
 #pragma once
 
-#include "ops/op_list.h"
+#include "backends/op_list.h"
 
 namespace fourfold::ref {
 

@@ -12,7 +12,7 @@
 #include "fourfold/errors.h"
 #include "fourfold/ops.h"
 #include "model/formats/folder_files.h"
-#include "model/safetensors.h"
+#include "model/formats/safetensors.h"
 #include "model/vae/tiled.h"
 
 namespace fourfold::model {

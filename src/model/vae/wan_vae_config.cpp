@@ -8,7 +8,7 @@
 
 #include "core/checked_math.h"
 #include "fourfold/errors.h"
-#include "model/bounded_json.h"
+#include "model/formats/bounded_json.h"
 
 namespace fourfold::model {
 namespace {

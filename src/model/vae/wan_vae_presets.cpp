@@ -8,7 +8,7 @@
 
 #include "core/file_io.h"
 #include "fourfold/errors.h"
-#include "model/safetensors.h"
+#include "model/formats/safetensors.h"
 #include "model/vae/wan_vae.h"
 
 namespace fourfold::model {

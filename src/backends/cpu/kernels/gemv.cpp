@@ -48,13 +48,13 @@ constexpr int64_t kAheadBytes = 2048;
 typedef uint8_t vbytes __attribute__((vector_size(kLanes * 4)));
 
 // kLanes weights of one row from element k, as f32 (e4m3: times 2^-120, see above).
-template <GemvWeight W>
+template <RowType W>
 [[gnu::always_inline]] inline vf load_w(const uint8_t* row, int64_t k) {
-  if constexpr (W == GemvWeight::f32) {
+  if constexpr (W == RowType::f32) {
     vf v;
     std::memcpy(&v, row + 4 * k, sizeof v);
     return v;
-  } else if constexpr (W == GemvWeight::bf16) {
+  } else if constexpr (W == RowType::bf16) {
     // Widened by one instruction (GCC 12 splits the 16-bit __builtin_convertvector into halves).
 #if defined(__AVX512F__)
     const __m512i u = _mm512_maskz_cvtepu16_epi32(0xffff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + 2 * k)));
@@ -66,7 +66,7 @@ template <GemvWeight W>
     std::memcpy(&h, row + 2 * k, sizeof h);
     return (vf)(__builtin_convertvector(h, vu) << 16);
 #endif
-  } else if constexpr (W == GemvWeight::f16) {
+  } else if constexpr (W == RowType::f16) {
     const uint8_t* q = row + 2 * k;
 #if defined(__AVX512F__)
     return (vf)_mm512_maskz_cvtph_ps(0xffff, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(q)));
@@ -79,7 +79,7 @@ template <GemvWeight W>
     for (int j = 0; j < kLanes; ++j) v[j] = f16_to_f32(h[j]);
     return v;
 #endif
-  } else if constexpr (W == GemvWeight::e4m3) {
+  } else if constexpr (W == RowType::e4m3) {
 #if defined(__AVX512F__)
     // (The maskz forms with all lanes set: GCC 12's plain forms warn of an undefined pass-through operand.)
     const __m512i i = _mm512_maskz_cvtepi8_epi32(0xffff, _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + k)));
@@ -110,12 +110,12 @@ template <GemvWeight W>
   }
 }
 
-constexpr int64_t weight_size(GemvWeight w) {
-  return w == GemvWeight::f32 ? 4 : (w == GemvWeight::bf16 || w == GemvWeight::f16) ? 2 : 1;
+constexpr int64_t weight_size(RowType w) {
+  return w == RowType::f32 ? 4 : (w == RowType::bf16 || w == RowType::f16) ? 2 : 1;
 }
 
 // The last count (< kLanes) weights from element k, zeros after them: copied into a zeroed vector's worth.
-template <GemvWeight W>
+template <RowType W>
 vf load_w_tail(const uint8_t* row, int64_t k, int64_t count) {
   constexpr int64_t es = weight_size(W);
   alignas(64) uint8_t buf[kLanes * es > 16 ? kLanes * es : 16] = {};
@@ -125,9 +125,9 @@ vf load_w_tail(const uint8_t* row, int64_t k, int64_t count) {
 
 // Notes `count` (<= kLineBytes) e4m3 codes from q in `seen` (a no-op for the other types): the byte-wise max
 // of (code | 0x80) over every register's worth of the line.
-template <GemvWeight W>
+template <RowType W>
 [[gnu::always_inline]] inline void note_codes(vbytes& seen, const uint8_t* q, int64_t count) {
-  if constexpr (W == GemvWeight::e4m3) {
+  if constexpr (W == RowType::e4m3) {
     for (int64_t i = 0; i < count; i += sizeof(vbytes)) {
       vbytes b = {};
       std::memcpy(&b, q + i, static_cast<size_t>(count - i < int64_t{sizeof b} ? count - i : int64_t{sizeof b}));
@@ -247,7 +247,7 @@ struct RowGroup {
 // Sums run per lane over blocks of kGemvKBlock (or 128), then across blocks (where the fp8 scale applies), then
 // across lanes: two-level summation keeps the f32 error of a K = 28672 row near that of a short one. Each row's
 // arithmetic is the same whatever R (and whichever thread runs it), so results do not depend on the thread count.
-template <GemvWeight W, int M, int R>
+template <RowType W, int M, int R>
 void rows(const GemvPlan& p, int64_t n0) {
   constexpr int64_t es = weight_size(W);
   constexpr int64_t line = kLineBytes / es;   // weights per line
@@ -266,7 +266,7 @@ void rows(const GemvPlan& p, int64_t n0) {
   // The factor an e4m3 product is short of (see above), 2^(120 - x_exp2): a power of two, so applying it once
   // to the scaled block sums (rather than to each block's scale) gives the same bits.
   float unit = 1.0f;
-  if constexpr (W == GemvWeight::e4m3) {
+  if constexpr (W == RowType::e4m3) {
     const uint32_t bits = static_cast<uint32_t>(127 + 120 - p.x_exp2) << 23;   // 0 <= x_exp2 <= 112
     std::memcpy(&unit, &bits, sizeof unit);
   }
@@ -302,11 +302,11 @@ void rows(const GemvPlan& p, int64_t n0) {
     }
     g.fold(acc, total, kb);
   }
-  if constexpr (W == GemvWeight::e4m3)
+  if constexpr (W == RowType::e4m3)
     for (int r = 0; r < R; ++r)
       for (int m = 0; m < M; ++m) total[r][m] *= splat(unit);
   bool nan[R] = {};
-  if constexpr (W == GemvWeight::e4m3)
+  if constexpr (W == RowType::e4m3)
     for (int r = 0; r < R; ++r) nan[r] = saw_nan(seen[r]);
   g.store(total, nan, 1.0);
 }
@@ -327,9 +327,9 @@ void rows(const GemvPlan& p, int64_t n0) {
 // vectors of 32 bf16, blocks and epilogue are the f32 route's; `line(acc0, acc1, r, k, w0, w1)` adds row r's line
 // at k to its two chains per output (one per weight vector: a lone row is otherwise bound by the latency, not by
 // the loads).
-template <GemvWeight W, int M, int R, class Line>
+template <RowType W, int M, int R, class Line>
 [[gnu::always_inline]] inline void pair_rows_with(const GemvPlan& p, int64_t n_begin, int64_t n_end, const Line& line) {
-  const PairTables tab = pair_tables<W == GemvWeight::e4m3>();
+  const PairTables tab = pair_tables<W == RowType::e4m3>();
   const double unscale = std::ldexp(1.0, -p.xp_exp2);   // |xp_exp2| < 300: a normal double
   for (int64_t n0 = n_begin; n0 + R <= n_end; n0 += R) {
   const RowGroup<R> g(p, n0);
@@ -360,7 +360,7 @@ template <GemvWeight W, int M, int R, class Line>
 }
 
 // Against the activations held as T pair terms (plan.xp): vdpbf16ps, exact products.
-template <GemvWeight W, int M, int R, int T>
+template <RowType W, int M, int R, int T>
 void pair_rows(const GemvPlan& p, int64_t n_begin, int64_t n_end) {
   pair_rows_with<W, M, R>(p, n_begin, n_end, [&](__m512 (&acc0)[R][M], __m512 (&acc1)[R][M], int r, int64_t k, __m512i w0, __m512i w1)
                                      __attribute__((always_inline)) {
@@ -378,7 +378,7 @@ void pair_rows(const GemvPlan& p, int64_t n_begin, int64_t n_end) {
 // f32 FMAs, four per 64 codes, where the three-term split took six vdpbf16ps (on an Intel Xeon one zmm
 // vdpbf16ps took ~0.8 ns against ~0.17 for an FMA). Products round as the f32 route's do; the weights are
 // normal f32 (no microcode assist on subnormals).
-template <GemvWeight W, int M, int R>
+template <RowType W, int M, int R>
 void pair_rows_wide(const GemvPlan& p, int64_t n_begin, int64_t n_end) {
   const __m512i high = _mm512_set1_epi32(static_cast<int>(0xffff0000u));
   pair_rows_with<W, M, R>(p, n_begin, n_end, [&](__m512 (&acc0)[R][M], __m512 (&acc1)[R][M], int r, int64_t k, __m512i w0, __m512i w1)
@@ -397,7 +397,7 @@ void pair_rows_wide(const GemvPlan& p, int64_t n_begin, int64_t n_end) {
 }
 
 // Rows [n_begin, n_end) in groups of R (the count a multiple of R).
-template <GemvWeight W, int M, int R>
+template <RowType W, int M, int R>
 void pair_rows_terms(const GemvPlan& p, int64_t n_begin, int64_t n_end) {
   if (p.xp_terms == 1) pair_rows<W, M, R, 1>(p, n_begin, n_end);
   else if (p.xw != nullptr) pair_rows_wide<W, M, R>(p, n_begin, n_end);
@@ -413,7 +413,7 @@ constexpr int64_t kShortRowBytes = 4096;
 // FMAs. On Zen 4 ([151936, 2048] bf16 from memory, one thread, 15 calls of each alternated in one process, each
 // against the read probe taken just before it): rows<W, 1, 1> once per row read 56-64% of the probe, this loop
 // 72-86% in six of seven runs (58% in one; faster in 11-15 of the 15 pairs of every run).
-template <GemvWeight W>
+template <RowType W>
 void lone_rows(const GemvPlan& p, int64_t n_begin, int64_t n_end) {
   constexpr int64_t es = weight_size(W), line = kLineBytes / es;
   for (int64_t n = n_begin; n < n_end; ++n) {
@@ -448,12 +448,12 @@ void lone_rows(const GemvPlan& p, int64_t n_begin, int64_t n_end) {
 // of the read probe. Rows of 8 KiB and more lose with R = 1 (28 KiB rows: 70-80% -> 47%), and M = 4
 // (compute-bound: each weight vector feeds only M FMAs) lost 25% on 4 KiB rows, so those keep the groups. (Four accumulator chains for the lone row, against the FMA
 // latency, gained ~10% on bf16 rows in a noisy run and changed the rounding of some outputs; not kept.)
-template <GemvWeight W, int M>
+template <RowType W, int M>
 void run(const GemvPlan& p, int64_t n_begin, int64_t n_end) {
   constexpr int R = M <= 2 ? 4 : M <= 4 ? 2 : 1;
   bool pairs = false;
 #if defined(__AVX512BF16__) && defined(__AVX512VBMI__)
-  if constexpr (W == GemvWeight::e4m3 || W == GemvWeight::e5m2) pairs = p.xp != nullptr;
+  if constexpr (W == RowType::e4m3 || W == RowType::e5m2) pairs = p.xp != nullptr;
 #endif
   int64_t n = n_begin;
   // Short fp8 rows on the f32 route keep their groups: a lone row there is bound by its one FMA chain, not by the
@@ -468,7 +468,7 @@ void run(const GemvPlan& p, int64_t n_begin, int64_t n_end) {
     if (lone) return lone_rows<W>(p, n_begin, n_end);
   const int64_t grouped = lone ? n_begin : n_begin + (n_end - n_begin) / R * R;
 #if defined(__AVX512BF16__) && defined(__AVX512VBMI__)
-  if constexpr (W == GemvWeight::e4m3 || W == GemvWeight::e5m2)
+  if constexpr (W == RowType::e4m3 || W == RowType::e5m2)
     if (pairs) {
       pair_rows_terms<W, M, R>(p, n_begin, grouped);
       pair_rows_terms<W, M, 1>(p, grouped, n_end);
@@ -479,7 +479,7 @@ void run(const GemvPlan& p, int64_t n_begin, int64_t n_end) {
   for (; n < n_end; ++n) rows<W, M, 1>(p, n);
 }
 
-template <GemvWeight W>
+template <RowType W>
 void run_m(const GemvPlan& p, int64_t n_begin, int64_t n_end) {
   switch (p.m) {
     case 1: run<W, 1>(p, n_begin, n_end); break;
@@ -505,11 +505,11 @@ bool gemv_pairs_fast() {
 
 void gemv_rows(const GemvPlan& p, int64_t n_begin, int64_t n_end) {
   switch (p.w_type) {
-    case GemvWeight::f32: run_m<GemvWeight::f32>(p, n_begin, n_end); break;
-    case GemvWeight::bf16: run_m<GemvWeight::bf16>(p, n_begin, n_end); break;
-    case GemvWeight::f16: run_m<GemvWeight::f16>(p, n_begin, n_end); break;
-    case GemvWeight::e4m3: run_m<GemvWeight::e4m3>(p, n_begin, n_end); break;
-    case GemvWeight::e5m2: run_m<GemvWeight::e5m2>(p, n_begin, n_end); break;
+    case RowType::f32: run_m<RowType::f32>(p, n_begin, n_end); break;
+    case RowType::bf16: run_m<RowType::bf16>(p, n_begin, n_end); break;
+    case RowType::f16: run_m<RowType::f16>(p, n_begin, n_end); break;
+    case RowType::e4m3: run_m<RowType::e4m3>(p, n_begin, n_end); break;
+    case RowType::e5m2: run_m<RowType::e5m2>(p, n_begin, n_end); break;
   }
 }
 

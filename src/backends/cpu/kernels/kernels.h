@@ -33,7 +33,8 @@ struct PadPlan {
 // Bytes of input per row index in one tile of the tiled layout: a tile is kPadTileBytes / elem_size rows.
 inline constexpr int64_t kPadTileBytes = 64;
 
-// Element types of softmax rows (and of GEMM operands, which may also be fp8: e4m3fn, e5m2).
+// Element types of rows, GEMM operands and decode GEMV weights (fp8 only as GEMM operands and weights). The
+// one mapping from a dtype is backends/cpu/kernel_types.h.
 enum class RowType : int { f32 = 0, bf16 = 1, f16 = 2, e4m3 = 3, e5m2 = 4 };
 
 // Floats of each of softmax_stats's kept and shifts buffers for a chunk of n elements (one vector of slack).
@@ -204,9 +205,6 @@ struct DotTile {
 // ---- Decode GEMV (linear with M <= 8, scaled_linear, small-M scaled_mm): out[m, n] = sum_k x[m, k] * w(n, k).
 inline constexpr int kGemvMaxM = 8;
 
-// Stored weight element types; fp8 is converted to f32 in registers, never into a dequantized copy.
-enum class GemvWeight : int { f32 = 0, bf16 = 1, f16 = 2, e4m3 = 3, e5m2 = 4 };
-
 // K is summed in blocks of this many elements (per lane; 128 under 128-wide scale blocks), the blocks' sums
 // then added (and scaled): long enough to amortize each block's bookkeeping, short enough for two-level sums.
 inline constexpr int64_t kGemvKBlock = 512;
@@ -219,7 +217,7 @@ struct GemvPlan {
   int x_exp2;                     // x holds the activations times 2^x_exp2 (e4m3 weights: see run_gemv), else 0
   const uint8_t* w;               // weight element (0, 0); row n starts w_row_bytes * n later, k contiguous
   int64_t w_row_bytes;
-  GemvWeight w_type;
+  RowType w_type;                 // the stored weight; fp8 is converted to f32 in registers, never into a dequantized copy
   // Dequantization scale, or null: element (n, k) of the weight counts as w(n, k) * scale[(n / scale_n_group)
   // * scale_n_stride + (k / scale_k_group) * scale_k_stride]; scale_k_group is 128 or whole.
   const float* scale;

@@ -1,0 +1,412 @@
+// config.json <-> ModelConfig. Self-contained (nlohmann_json, errors, dtype names) so that the fuzz build
+// (scripts/fuzz.sh) can compile it without the rest of the library. Every error names the file and the key.
+#include <cmath>
+#include <limits>
+#include <map>
+#include <optional>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "fourfold/errors.h"
+#include "model/formats/bounded_json.h"
+#include "model/formats/json_excerpt.h"
+#include "model/llm/model_config.h"
+#include "model/llm/model_config_defaults.h"
+
+namespace fourfold::model {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kModelTypes = "one of qwen3_moe, qwen3, qwen2, llama";
+constexpr int64_t kMaxConfigInteger = (int64_t(1) << 31) - 1;
+
+// Reads the keys of one JSON object, each failure naming `file` and the key's path ("rope_scaling.factor").
+class Reader {
+ public:
+  Reader(const json& object, std::string file, std::string prefix = "")
+      : object_(object), file_(std::move(file)), prefix_(std::move(prefix)) {}
+
+  // nullptr when absent or null (Hugging Face writes "rope_scaling": null for "none").
+  const json* find(const char* key) const {
+    const auto it = object_.find(key);
+    return it == object_.end() || it->is_null() ? nullptr : &*it;
+  }
+  const json& require(const char* key) const {
+    if (const json* v = find(key)) return *v;
+    fail<FormatError>(file_, path(key), "the key to be present", "it missing");
+  }
+  [[noreturn]] void bad(const char* key, std::string_view expected, const json& found) const {
+    fail<FormatError>(file_, path(key), expected, json_excerpt(found));
+  }
+
+  int64_t integer(const char* key, std::optional<int64_t> fallback = std::nullopt, int64_t min = 1) const {
+    const json* v = find(key);
+    if (!v) {
+      if (fallback) return *fallback;
+      require(key);
+    }
+    if (!v->is_number_integer() || (v->is_number_unsigned() && v->get<uint64_t>() > uint64_t(INT64_MAX)))
+      bad(key, "an integer", *v);
+    const int64_t value = v->get<int64_t>();
+    // Every size of these architectures fits in 31 bits; the bound keeps products of two of them exact.
+    if (value < min || value > kMaxConfigInteger)
+      bad(key, fmt::format("an integer in [{}, {}]", min, kMaxConfigInteger), *v);
+    return value;
+  }
+  double number(const char* key, std::optional<double> fallback = std::nullopt) const {
+    const json* v = find(key);
+    if (!v) {
+      if (fallback) return *fallback;
+      require(key);
+    }
+    if (!v->is_number() || !std::isfinite(v->get<double>())) bad(key, "a finite number", *v);
+    return v->get<double>();
+  }
+  double positive(const char* key, std::optional<double> fallback = std::nullopt) const {
+    const double value = number(key, fallback);
+    if (!(value > 0)) bad(key, "a positive number", value);
+    return value;
+  }
+  bool boolean(const char* key, bool fallback) const {
+    const json* v = find(key);
+    if (!v) return fallback;
+    if (!v->is_boolean()) bad(key, "true or false", *v);
+    return v->get<bool>();
+  }
+  std::string string(const char* key, std::optional<std::string> fallback = std::nullopt) const {
+    const json* v = find(key);
+    if (!v) {
+      if (fallback) return *fallback;
+      require(key);
+    }
+    if (!v->is_string()) bad(key, "a string", *v);
+    return v->get<std::string>();
+  }
+  std::string path(const char* key) const { return prefix_.empty() ? key : prefix_ + "." + key; }
+  const std::string& file() const { return file_; }
+
+ private:
+  const json& object_;
+  std::string file_;
+  std::string prefix_;
+};
+
+// Records each key that was absent and took transformers' default, as "key = value".
+class Defaults {
+ public:
+  explicit Defaults(std::vector<std::string>& taken) : taken_(taken) {}
+  template <class T>
+  T take(const Reader& r, const char* key, T value) {
+    if (!r.find(key)) taken_.push_back(fmt::format("{} = {}", key, value));
+    return value;
+  }
+
+ private:
+  std::vector<std::string>& taken_;
+};
+
+// One key that transformers has spelled two ways: the found one's name, nullptr when neither is present.
+// Both present with different values is an error (the config contradicts itself).
+const char* either_spelling(const Reader& r, const char* newer, const char* older) {
+  const json* a = r.find(newer);
+  const json* b = r.find(older);
+  if (a && b && *a != *b)
+    r.bad(older, fmt::format("the value of '{}' ({}), or only one of the two", newer, json_excerpt(*a)), *b);
+  return a ? newer : b ? older : nullptr;
+}
+
+// transformers 5 writes "dtype", 4.x "torch_dtype". Absent: the loader takes the weights' dtype.
+void parse_torch_dtype(const Reader& r, ModelConfig& c) {
+  const char* key = either_spelling(r, "dtype", "torch_dtype");
+  c.torch_dtype_stated = key != nullptr;
+  if (!key) return;
+  const std::string name = r.string(key);
+  if (name == "bfloat16") c.torch_dtype = DType::bf16;
+  else if (name == "float16") c.torch_dtype = DType::f16;
+  else if (name == "float32") c.torch_dtype = DType::f32;
+  else r.bad(key, "one of bfloat16, float16, float32", name);
+}
+
+// The rope: transformers 5's "rope_parameters" {rope_type, rope_theta, ...scaling keys}, or 4.x's top-level
+// "rope_theta" with "rope_scaling" {rope_type or type, ...}. As transformers does, a non-null rope_scaling wins
+// over rope_parameters, and a rope_theta inside the dict wins over the top-level one.
+void parse_rope(const Reader& r, ModelConfig& c, Defaults& d) {
+  const char* key = r.find("rope_scaling") ? "rope_scaling" : r.find("rope_parameters") ? "rope_parameters" : nullptr;
+  const bool top = r.find("rope_theta") != nullptr;
+  const double top_theta = top ? r.positive("rope_theta") : kDefaultRopeTheta;
+  c.rope_scaling.reset();
+  if (!key) {
+    c.rope_theta = top ? top_theta : d.take(r, "rope_theta", kDefaultRopeTheta);
+    return;
+  }
+  const json& v = r.require(key);
+  if (!v.is_object()) r.bad(key, "an object or null", v);
+  const Reader s(v, r.file(), key);
+  for (const char* layer_type : {"full_attention", "sliding_attention"})
+    if (s.find(layer_type))
+      fail<UnsupportedError>(r.file(), s.path(layer_type), "one rope for every layer (not one per layer type)",
+                             json_excerpt(v));
+  c.rope_theta = s.find("rope_theta") ? s.positive("rope_theta")
+                 : top                 ? top_theta
+                                       : d.take(r, "rope_theta", kDefaultRopeTheta);
+  if (s.find("partial_rotary_factor") && s.number("partial_rotary_factor") != 1.0)
+    fail<UnsupportedError>(r.file(), s.path("partial_rotary_factor"), "1.0 (rotary over the whole head)",
+                           json_excerpt(*s.find("partial_rotary_factor")));
+  // Older configs spell rope_type as "type".
+  const char* type_key = s.find("rope_type") ? "rope_type" : "type";
+  const std::string type = s.string(type_key, "default");
+  if (type == "default") return;
+  if (type != "llama3" && type != "linear")
+    fail<UnsupportedError>(r.file(), s.path(type_key),
+                           "default, linear or llama3 (the rope types fourfold implements)", type);
+  RopeScaling rs;
+  rs.rope_type = type;
+  rs.factor = s.positive("factor");
+  if (type == "llama3") {
+    rs.low_freq_factor = s.positive("low_freq_factor");
+    rs.high_freq_factor = s.positive("high_freq_factor");
+    // transformers' standardize_rope_params: the pretraining length defaults to max_position_embeddings.
+    rs.original_max_position_embeddings = s.integer("original_max_position_embeddings", c.max_position_embeddings);
+    if (!s.find("original_max_position_embeddings"))
+      c.defaults_taken.push_back(fmt::format("{}.original_max_position_embeddings = {} (max_position_embeddings)",
+                                             key, c.max_position_embeddings));
+    if (!(rs.high_freq_factor > rs.low_freq_factor))
+      s.bad("high_freq_factor", "a value above low_freq_factor", *v.find("high_freq_factor"));
+  }
+  c.rope_scaling = rs;
+}
+
+std::optional<Fp8Quantization> parse_quantization(const Reader& r) {
+  const json* v = r.find("quantization_config");
+  if (!v) return std::nullopt;
+  if (!v->is_object()) r.bad("quantization_config", "an object or null", *v);
+  const Reader q(*v, r.file(), "quantization_config");
+  const std::string method = q.string("quant_method");
+  if (method != "fp8")
+    fail<UnsupportedError>(r.file(), "quantization_config.quant_method", "fp8", method);
+  Fp8Quantization out;
+  out.fmt = q.string("fmt", "e4m3");
+  if (out.fmt != "e4m3") fail<UnsupportedError>(r.file(), "quantization_config.fmt", "e4m3", out.fmt);
+  const std::string scheme = q.string("activation_scheme", "dynamic");
+  if (scheme != "dynamic")
+    fail<UnsupportedError>(r.file(), "quantization_config.activation_scheme", "dynamic", scheme);
+  if (const json* b = q.find("weight_block_size")) {
+    if (!(b->is_array() && b->size() == 2 && b->at(0) == 128 && b->at(1) == 128))
+      fail<UnsupportedError>(r.file(), "quantization_config.weight_block_size",
+                             "[128, 128] (or absent for rowwise scales)", json_excerpt(*b));
+    out.weight_block_size = std::pair<int64_t, int64_t>{128, 128};
+  } else {
+    out.weight_block_size.reset();
+  }
+  if (const json* m = q.find("modules_to_not_convert")) {
+    if (!m->is_array()) q.bad("modules_to_not_convert", "an array of strings", *m);
+    for (const json& name : *m) {
+      if (!name.is_string()) q.bad("modules_to_not_convert", "an array of strings", *m);
+      out.modules_to_not_convert.push_back(name.get<std::string>());
+    }
+  }
+  return out;
+}
+
+std::vector<int64_t> parse_layer_list(const Reader& r, const char* key) {
+  std::vector<int64_t> out;
+  const json* v = r.find(key);
+  if (!v) return out;
+  if (!v->is_array()) r.bad(key, "an array of layer indices", *v);
+  for (const json& x : *v) {
+    if (!x.is_number_integer() || x.get<int64_t>() < 0) r.bad(key, "an array of layer indices", *v);
+    out.push_back(x.get<int64_t>());
+  }
+  return out;
+}
+
+// bos/eos_token_id: an integer or a list of integers (Llama 3.1 lists three eos ids), or null.
+std::vector<int64_t> parse_token_ids(const Reader& r, const char* key) {
+  const json* v = r.find(key);
+  if (!v) return {};
+  std::vector<int64_t> out;
+  const auto one = [&](const json& x) {
+    if (!x.is_number_integer() || x.get<int64_t>() < 0) r.bad(key, "a token id or a list of token ids", *v);
+    out.push_back(x.get<int64_t>());
+  };
+  if (v->is_array()) {
+    for (const json& x : *v) one(x);
+  } else {
+    one(*v);
+  }
+  return out;
+}
+
+// Keys of the four architectures whose non-default values change the math in ways fourfold does not implement.
+void refuse_unimplemented(const Reader& r, ModelConfig& c, const ConfigDefaults& d) {
+  for (const char* key : {"hidden_act", "hidden_activation"})
+    if (r.find(key) && r.string(key) != "silu")
+      fail<UnsupportedError>(r.file(), key, "silu (the activation of qwen3_moe, qwen3, qwen2 and llama MLPs)",
+                             r.string(key));
+  if (c.model_type == "llama" && r.boolean("mlp_bias", false))
+    fail<UnsupportedError>(r.file(), "mlp_bias", "false (fourfold's MLPs have no biases)", "true");
+  // Sliding-window attention: qwen3_moe applies it to every layer when use_sliding_window is set; qwen2 and
+  // qwen3 to the layers that layer_types (or, without it, max_window_layers) marks "sliding_attention".
+  const bool sliding = r.boolean("use_sliding_window", false);
+  if (c.model_type == "qwen3_moe" && sliding)
+    fail<UnsupportedError>(r.file(), "use_sliding_window", "false (fourfold attends over the whole context)", "true");
+  if (c.model_type == "qwen2" || c.model_type == "qwen3") {
+    if (const json* v = r.find("layer_types")) {
+      if (!v->is_array() || static_cast<int64_t>(v->size()) != c.num_hidden_layers)
+        r.bad("layer_types", fmt::format("a list of {} layer types (num_hidden_layers)", c.num_hidden_layers), *v);
+      for (const json& t : *v) {
+        if (t == "full_attention") continue;
+        if (t == "sliding_attention")
+          fail<UnsupportedError>(r.file(), "layer_types", "only full_attention (fourfold has no sliding window)",
+                                 json_excerpt(*v));
+        r.bad("layer_types", "full_attention or sliding_attention entries", *v);
+      }
+    } else if (sliding) {
+      // transformers 5: sliding_window defaults to 4096 when use_sliding_window is set.
+      const int64_t first = r.integer("max_window_layers", d.max_window_layers, 0);
+      if (first < c.num_hidden_layers)
+        fail<UnsupportedError>(r.file(), "use_sliding_window",
+                               fmt::format("false, or max_window_layers >= num_hidden_layers ({}): layers {} on "
+                                           "would use sliding-window attention",
+                                           c.num_hidden_layers, first),
+                               "true");
+    }
+  }
+  if (c.model_type == "qwen2" && r.find("attention_bias") && !r.boolean("attention_bias", true))
+    c.notes.push_back("attention_bias = false ignored: transformers' Qwen2 always has q/k/v biases");
+  if (r.find("pretraining_tp") && r.integer("pretraining_tp", 1) != 1)
+    c.notes.push_back("pretraining_tp ignored: it splits the same products (transformers 5 ignores it too)");
+}
+
+// Cross-key rules: heads divide, head_dim derivable, top-k within the experts.
+void check_consistency(const ModelConfig& c, const Reader& r, const json& root) {
+  if (c.num_attention_heads % c.num_key_value_heads != 0)
+    r.bad("num_key_value_heads", fmt::format("a divisor of num_attention_heads ({})", c.num_attention_heads),
+          json(c.num_key_value_heads));
+  if (c.num_experts > 0 && c.num_experts_per_tok > c.num_experts)
+    r.bad("num_experts_per_tok", fmt::format("at most num_experts ({})", c.num_experts),
+          json(c.num_experts_per_tok));
+}
+
+}  // namespace
+
+ModelConfig parse_model_config(std::string_view json_text, const std::string& file_name) {
+  const json root = parse_bounded_json(json_text, file_name, "config.json");
+  if (!root.is_object()) fail<FormatError>(file_name, "config.json", "a JSON object", json_excerpt(root));
+  const Reader r(root, file_name);
+
+  ModelConfig c;
+  c.model_type = r.string("model_type");
+  const std::optional<ConfigDefaults> found = transformers_defaults(c.model_type);
+  if (!found) fail<FormatError>(file_name, "model_type", kModelTypes, c.model_type);
+  const ConfigDefaults& td = *found;
+  Defaults d(c.defaults_taken);
+  const auto integer = [&](const char* key, int64_t fallback) { return r.integer(key, d.take(r, key, fallback)); };
+  c.hidden_size = integer("hidden_size", td.hidden_size);
+  c.intermediate_size = integer("intermediate_size", td.intermediate_size);
+  c.num_hidden_layers = integer("num_hidden_layers", td.num_hidden_layers);
+  c.num_attention_heads = integer("num_attention_heads", td.num_attention_heads);
+  c.num_key_value_heads = integer("num_key_value_heads", td.num_key_value_heads.value_or(c.num_attention_heads));
+  if (r.find("head_dim")) {
+    c.head_dim = r.integer("head_dim");
+  } else if (td.head_dim) {
+    c.head_dim = d.take(r, "head_dim", *td.head_dim);
+  } else {
+    if (c.hidden_size % c.num_attention_heads != 0)
+      r.bad("head_dim", "present, or hidden_size divisible by num_attention_heads", json(c.hidden_size));
+    c.head_dim = c.hidden_size / c.num_attention_heads;
+    c.defaults_taken.push_back(fmt::format("head_dim = {} (hidden_size / num_attention_heads)", c.head_dim));
+  }
+  c.vocab_size = integer("vocab_size", td.vocab_size);
+  c.max_position_embeddings = integer("max_position_embeddings", td.max_position_embeddings);
+  c.rms_norm_eps = r.positive("rms_norm_eps", d.take(r, "rms_norm_eps", kDefaultRmsNormEps));
+  parse_rope(r, c, d);
+  c.tie_word_embeddings = r.boolean("tie_word_embeddings", d.take(r, "tie_word_embeddings", false));
+  // Qwen2 always has q/k/v biases (its config has no key for them); the others default to none.
+  c.attention_bias = c.model_type == "qwen2" || r.boolean("attention_bias", d.take(r, "attention_bias", false));
+  parse_torch_dtype(r, c);
+  const std::vector<int64_t> bos = parse_token_ids(r, "bos_token_id");
+  if (bos.size() > 1) r.bad("bos_token_id", "one token id", *r.find("bos_token_id"));
+  c.bos_token_id = bos.empty() ? std::nullopt : std::optional<int64_t>(bos[0]);
+  c.eos_token_ids = parse_token_ids(r, "eos_token_id");
+  // Only an absent key takes the default: "eos_token_id": null says there is none.
+  if (!root.contains("bos_token_id") && td.bos_token_id) c.bos_token_id = d.take(r, "bos_token_id", *td.bos_token_id);
+  if (!root.contains("eos_token_id") && td.eos_token_id) c.eos_token_ids = {d.take(r, "eos_token_id", *td.eos_token_id)};
+  if (c.model_type == "qwen3_moe") {
+    // transformers 5 writes num_local_experts (num_experts is its attribute alias); 4.x wrote num_experts.
+    const char* experts = either_spelling(r, "num_local_experts", "num_experts");
+    c.num_experts = experts ? r.integer(experts) : d.take(r, "num_local_experts", td.num_experts);
+    c.num_experts_per_tok = integer("num_experts_per_tok", td.num_experts_per_tok);
+    c.moe_intermediate_size = integer("moe_intermediate_size", td.moe_intermediate_size);
+    c.norm_topk_prob = r.boolean("norm_topk_prob", d.take(r, "norm_topk_prob", td.norm_topk_prob));
+    c.decoder_sparse_step = integer("decoder_sparse_step", td.decoder_sparse_step);
+    c.mlp_only_layers = parse_layer_list(r, "mlp_only_layers");
+  }
+  refuse_unimplemented(r, c, td);
+  c.quantization = parse_quantization(r);
+  check_consistency(c, r, root);
+  return c;
+}
+
+std::string model_config_to_json(const ModelConfig& c) {
+  static const std::map<std::string, std::string> kArchitecture = {{"qwen3_moe", "Qwen3MoeForCausalLM"},
+                                                                     {"qwen3", "Qwen3ForCausalLM"},
+                                                                     {"qwen2", "Qwen2ForCausalLM"},
+                                                                     {"llama", "LlamaForCausalLM"}};
+  nlohmann::ordered_json j;
+  const auto arch = kArchitecture.find(c.model_type);
+  if (arch != kArchitecture.end()) j["architectures"] = {arch->second};
+  j["model_type"] = c.model_type;
+  j["hidden_size"] = c.hidden_size;
+  j["intermediate_size"] = c.intermediate_size;
+  j["num_hidden_layers"] = c.num_hidden_layers;
+  j["num_attention_heads"] = c.num_attention_heads;
+  j["num_key_value_heads"] = c.num_key_value_heads;
+  j["head_dim"] = c.head_dim;
+  j["vocab_size"] = c.vocab_size;
+  j["max_position_embeddings"] = c.max_position_embeddings;
+  j["rms_norm_eps"] = c.rms_norm_eps;
+  j["rope_theta"] = c.rope_theta;
+  if (c.rope_scaling && c.rope_scaling->rope_type == "linear") {
+    j["rope_scaling"] = {{"rope_type", "linear"}, {"factor", c.rope_scaling->factor}};
+  } else if (c.rope_scaling) {
+    j["rope_scaling"] = {{"rope_type", c.rope_scaling->rope_type},
+                         {"factor", c.rope_scaling->factor},
+                         {"low_freq_factor", c.rope_scaling->low_freq_factor},
+                         {"high_freq_factor", c.rope_scaling->high_freq_factor},
+                         {"original_max_position_embeddings", c.rope_scaling->original_max_position_embeddings}};
+  } else {
+    j["rope_scaling"] = nullptr;
+  }
+  j["tie_word_embeddings"] = c.tie_word_embeddings;
+  j["attention_bias"] = c.attention_bias;
+  j["hidden_act"] = "silu";
+  if (c.torch_dtype_stated) j["torch_dtype"] = std::string(dtype_name(c.torch_dtype));
+  j["bos_token_id"] = c.bos_token_id ? nlohmann::ordered_json(*c.bos_token_id) : nlohmann::ordered_json(nullptr);
+  if (c.eos_token_ids.size() == 1) j["eos_token_id"] = c.eos_token_ids[0];
+  else if (c.eos_token_ids.empty()) j["eos_token_id"] = nullptr;
+  else j["eos_token_id"] = c.eos_token_ids;
+  if (c.model_type == "qwen3_moe") {
+    j["num_experts"] = c.num_experts;
+    j["num_experts_per_tok"] = c.num_experts_per_tok;
+    j["moe_intermediate_size"] = c.moe_intermediate_size;
+    j["norm_topk_prob"] = c.norm_topk_prob;
+    j["decoder_sparse_step"] = c.decoder_sparse_step;
+    j["mlp_only_layers"] = c.mlp_only_layers;
+  }
+  if (c.quantization) {
+    nlohmann::ordered_json q;
+    q["quant_method"] = "fp8";
+    q["fmt"] = c.quantization->fmt;
+    q["activation_scheme"] = "dynamic";
+    if (c.quantization->weight_block_size)
+      q["weight_block_size"] = {c.quantization->weight_block_size->first, c.quantization->weight_block_size->second};
+    q["modules_to_not_convert"] = c.quantization->modules_to_not_convert;
+    j["quantization_config"] = q;
+  }
+  return j.dump(2) + "\n";
+}
+
+}  // namespace fourfold::model

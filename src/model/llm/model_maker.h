@@ -1,0 +1,35 @@
+// What `fourfold make-model` and `fourfold quantize` do, as functions the tests call directly.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/llm/model_config.h"
+
+namespace fourfold::model {
+
+struct WrittenModel {
+  ModelConfig config;
+  uint64_t bytes = 0;            // everything written: config, safetensors files, index
+  uint64_t parameters = 0;       // elements of the weights (FP8 scales included)
+  std::vector<std::string> copied_files;   // quantize: the folder's other files, copied as they are
+};
+
+inline constexpr uint64_t kDefaultMaxShardBytes = uint64_t(4) << 30;
+
+// preset_config(preset, layers) with synthetic_weights(bf16, seed); dtype "fp8" further quantizes them
+// (fp8-block). dtype other than bf16 or fp8: ValueError.
+WrittenModel make_model(const std::string& preset, const std::filesystem::path& out, const std::string& dtype,
+                        uint64_t seed, std::optional<int64_t> layers,
+                        uint64_t max_shard_bytes = kDefaultMaxShardBytes);
+
+// Loads `model`, quantizes it with `recipe` ("fp8-block" or "fp8-row") and writes the result to `out`.
+// include_lm_head: lm_head quantized too (quantize_checkpoint).
+WrittenModel quantize_model_folder(const std::filesystem::path& model, const std::string& recipe,
+                                   const std::filesystem::path& out, uint64_t max_shard_bytes = kDefaultMaxShardBytes,
+                                   bool include_lm_head = false);
+
+}  // namespace fourfold::model

@@ -1,0 +1,113 @@
+// Block and rowwise FP8 quantization of a checkpoint's projections.
+#include "model/llm/quantize.h"
+
+#include <algorithm>
+#include <cmath>
+#include <regex>
+
+#include <fmt/format.h>
+
+#include "fourfold/errors.h"
+#include "fourfold/parallel.h"
+#include "model/llm/model_folder.h"
+#include "model/llm/weight_layout.h"
+
+namespace fourfold::model {
+namespace {
+
+constexpr int64_t kBlock = 128;
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// One projection: each block's scale is its amax / 448, so the block's largest magnitude maps to e4m3's
+// largest finite value; the scale is rounded to f32 first and the values divided by that f32, so that
+// dequantizing with the stored scale is what the rounding saw.
+std::pair<Tensor, Tensor> quantize_projection(const Tensor& weight, int64_t block_rows, int64_t block_cols) {
+  const Tensor w = weight.to(DType::f32).contiguous();
+  const int64_t out = w.size(0), in = w.size(1);
+  const int64_t scale_rows = ceil_div(out, block_rows), scale_cols = ceil_div(in, block_cols);
+  Tensor q = Tensor::empty({out, in}, DType::f8_e4m3fn);
+  Tensor scale = Tensor::empty({scale_rows, scale_cols}, DType::f32);
+  const float* src = w.data_as<float>();
+  auto* dst = q.data_as<uint8_t>();
+  float* s = scale.data_as<float>();
+  parallel_for(0, scale_rows, 1, [&](int64_t r0, int64_t r1) {
+    for (int64_t br = r0; br < r1; ++br) {
+      const int64_t row_end = std::min(out, (br + 1) * block_rows);
+      for (int64_t bc = 0; bc < scale_cols; ++bc) {
+        const int64_t col_end = std::min(in, (bc + 1) * block_cols);
+        double amax = 0;
+        for (int64_t r = br * block_rows; r < row_end; ++r)
+          for (int64_t c = bc * block_cols; c < col_end; ++c) amax = std::max(amax, std::fabs(double(src[r * in + c])));
+        // An all-zero block: any scale gives zeros; 1 keeps the dequantized values exact.
+        const float block_scale = amax > 0 ? static_cast<float>(amax / kFp8E4m3fnMax) : 1.0f;
+        s[br * scale_cols + bc] = block_scale;
+        for (int64_t r = br * block_rows; r < row_end; ++r)
+          for (int64_t c = bc * block_cols; c < col_end; ++c)
+            dst[r * in + c] = quantize_fp8(src[r * in + c], block_scale, DType::f8_e4m3fn);
+      }
+    }
+  });
+  return {q, scale};
+}
+
+}  // namespace
+
+bool is_checkpoint_file_name(const std::string& name) {
+  static const std::regex shard(R"(model-\d{5}-of-\d{5}\.safetensors)");
+  return name == "config.json" || name == "model.safetensors" || name == "model.safetensors.index.json" ||
+         std::regex_match(name, shard);
+}
+
+Fp8Recipe parse_fp8_recipe(const std::string& name) {
+  if (name == "fp8-block") return Fp8Recipe::block;
+  if (name == "fp8-row") return Fp8Recipe::row;
+  fail<ValueError>("quantize", "--to", "fp8-block or fp8-row", name);
+}
+
+QuantizedCheckpoint quantize_checkpoint(const ModelConfig& config, const TensorMap& weights, Fp8Recipe recipe,
+                                        bool include_lm_head) {
+  if (config.quantization) fail<ValueError>("quantize", "config", "an unquantized checkpoint", "one already FP8");
+  if (include_lm_head && config.tie_word_embeddings)
+    fail<ValueError>("quantize", "--lm-head", "a model with its own lm_head.weight",
+                     "tie_word_embeddings: lm_head is embed_tokens");
+  check_weights(config, weights, "quantize");
+  QuantizedCheckpoint out{config, weights};
+  Fp8Quantization q;
+  q.fmt = "e4m3";
+  if (recipe == Fp8Recipe::row) q.weight_block_size.reset();
+  if (!include_lm_head) q.modules_to_not_convert.push_back("lm_head");
+  for (int64_t l = 0; l < config.num_hidden_layers; ++l)
+    if (config.is_moe_layer(l)) q.modules_to_not_convert.push_back(layer_weight(l, "mlp.gate"));
+  out.config.quantization = q;
+
+  for (const WeightSpec& spec : weight_layout(config)) {
+    if (!stored_as_fp8(out.config, spec)) continue;
+    const Tensor& w = weights.at(spec.name);
+    auto [weight, scale] = recipe == Fp8Recipe::block ? quantize_projection(w, kBlock, kBlock)
+                                                      : quantize_projection(w, 1, spec.shape[1]);
+    out.weights[spec.name] = weight;
+    out.weights[fp8_scale_name(spec.name)] = scale;
+  }
+  return out;
+}
+
+Tensor dequantize_fp8(const Tensor& weight, const Tensor& scale_inv) {
+  if (weight.dim() != 2 || scale_inv.dim() != 2 || !is_fp8(weight.dtype()))
+    fail<ShapeError>("dequantize_fp8", "weight", "an fp8 [out, in] weight and a 2-d scale",
+                     weight.describe() + " and " + scale_inv.describe());
+  const int64_t out = weight.size(0), in = weight.size(1);
+  const int64_t sr = scale_inv.size(0), sc = scale_inv.size(1);
+  const int64_t block_rows = sr == out ? 1 : kBlock, block_cols = sc == 1 ? in : kBlock;
+  if (ceil_div(out, block_rows) != sr || ceil_div(in, std::max<int64_t>(block_cols, 1)) != sc)
+    fail<ShapeError>("dequantize_fp8", "scale_inv",
+                     fmt::format("[{}, {}] or [{}, 1]", ceil_div(out, kBlock), ceil_div(in, kBlock), out),
+                     shape_string(scale_inv.shape()));
+  const std::vector<double> w = weight.to_vector(), s = scale_inv.to_vector();
+  std::vector<double> result(w.size());
+  for (int64_t r = 0; r < out; ++r)
+    for (int64_t c = 0; c < in; ++c) result[r * in + c] = w[r * in + c] * s[(r / block_rows) * sc + c / block_cols];
+  return Tensor::from_vector(result, {out, in}, DType::f32);
+}
+
+}  // namespace fourfold::model

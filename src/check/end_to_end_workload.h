@@ -1,8 +1,8 @@
-// The end-to-end workloads of the check (DESIGN.md section 2; issue 5): the decoder on a model folder or a
+// The end-to-end workloads of the check (DESIGN.md section 2): the decoder on a model folder or a
 // preset built in memory, under the baseline and the candidate policy. Throughput (prefill tokens/s; decode
 // tokens/s at given contexts), correctness of each side's logits against the reference tier over a prompt
 // plus greedy steps, and memory at the three levels around one prefill and decode. The dtypes follow the
-// checkpoint unless set (model/compute_dtypes.h); the logits are judged in that mode and, where it is not f32
+// checkpoint unless set (model/llm/compute_dtypes.h); the logits are judged in that mode and, where it is not f32
 // throughout, in the f32 mode too, so the record shows what the faster mode costs.
 #pragma once
 
@@ -21,7 +21,7 @@ struct EndToEndOptions {
   std::string model_dir;                         // a Hugging Face folder; empty: the preset
   std::string preset = "tiny-moe";               // built in memory with synthetic weights from `seed`
   uint64_t seed = 0;
-  // The issue's figures: decode at contexts 512 and 2048.
+  // DESIGN.md's default figures: decode at contexts 512 and 2048.
   int64_t prefill_tokens = 64;                   // the prefill figure's prompt
   std::vector<int64_t> decode_contexts = {512, 2048};
   int64_t decode_tokens = 8;                     // decode steps per timed sample

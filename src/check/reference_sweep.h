@@ -1,4 +1,4 @@
-// The reference-tier correctness sweep (the main job until the four-record check lands): every op on seeded
+// The reference-tier correctness sweep: every op on seeded
 // inputs in f32, bf16 and f16, each compared with the same op run in float64 on the same (rounded) inputs.
 // The reference computes in double and rounds once, so each result must equal the float64 result rounded to
 // the output dtype: 0 ULP. Anything else is a bug in the oracle, which everything else is measured against.

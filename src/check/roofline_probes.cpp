@@ -36,9 +36,8 @@ std::atomic<double> g_sink{0.0};
 void consume(double v) { g_sink.store(g_sink.load(std::memory_order_relaxed) + v, std::memory_order_relaxed); }
 
 // Software prefetch distance of the read and copy probes, one line prefetched per line loaded. On a pure
-// stream the hardware prefetchers already do well: distances of 0 (none) to 4 KiB measured within the
-// noise on this 2-vCPU machine (25-28 GB/s read on one thread, 1 GiB on huge pages; on two threads 1-4 KiB
-// looked a few GB/s better than none, inside the run-to-run spread). It stays so that the ceiling is what a
+// stream the hardware prefetchers already do well, and no distance from 0 (none) to 4 KiB stands out of the
+// run-to-run spread (docs/records.md, Probes). It stays so that the ceiling is what a
 // kernel using software prefetch (MACHINE.md: the GEMVs need it) can reach, never less.
 constexpr int kPrefetchBytes = 1024;
 constexpr int64_t kLine = 64;

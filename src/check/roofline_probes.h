@@ -32,8 +32,8 @@ struct RooflineProbe {
   size_t buffer_bytes = 0;          // read and write probes: this many bytes; copy: half of it to the other half
   bool nontemporal_stores = false;  // write and copy used streaming stores
   // The buffer was advised to use transparent huge pages (madvise), and how many of its bytes the kernel
-  // backed with them (from /proc/self/smaps). 2 MiB pages matter here: a 1 GiB read on 4 KiB pages gives
-  // 17-20 GB/s on one thread where huge pages give 30-32 (the TLB misses cost the difference).
+  // backed with them (from /proc/self/smaps). 2 MiB pages matter here: a 1 GiB read on 4 KiB pages is held
+  // well below what huge pages give by the TLB misses (docs/records.md, Probes).
   bool huge_pages_requested = false;
   size_t huge_page_bytes = 0;
   // GB/s = 1e9 bytes per second. Read: bytes loaded. Write: bytes stored. Copy: bytes loaded + bytes

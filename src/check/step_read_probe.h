@@ -1,6 +1,7 @@
 // A read-bandwidth probe taken between the steps of a workload (run's decode steps), so that each step is judged
-// against the memory system of its own moment. On the 2-vCPU VMs here a one-thread read probe moves between 9
-// and 29 GB/s within seconds (the host's other tenants), so a probe taken once before or after a decode says
+// against the memory system of its own moment. On a shared VM a one-thread read probe moves by a factor of two
+// or three within seconds (the host's other tenants; docs/decode.md step 22), so a probe taken once before or
+// after a decode says
 // little about the decode's own seconds; a sample right before each step, and the median over the steps of
 // "floor at that sample / step time", does.
 #pragma once

@@ -1,4 +1,4 @@
-// The check's VAE workload (issue 16): a Wan VAE (a preset built in memory, or a diffusers folder) under the
+// The check's VAE workload: a Wan VAE (a preset built in memory, or a diffusers folder) under the
 // baseline and the candidate policy. Throughput: frames/s of a multi-tile decode of seeded latents, A B
 // interleaved, with the pad calls of one decode; memory at the three levels over that decode; correctness:
 // each side's decode of small latents against the float64 reference tier ("vae_decode") and each side's

@@ -18,8 +18,9 @@ namespace fourfold {
 namespace {
 
 // Blocks of 2 MiB and more are 2 MiB aligned and advised as transparent-huge-page candidates: streaming a
-// multi-GB weight over 4 KiB pages measured 15-20 GB/s read on this VM's Zen 4, 26-32 GB/s over huge pages
-// (TLB misses). Advisory only: without THP support, or when the kernel declines, the pages stay ordinary.
+// multi-GB weight over 4 KiB pages is held well below the read bandwidth by TLB misses, which huge pages
+// avoid (docs/records.md, Probes). Advisory only: without THP support, or when the kernel declines, the pages
+// stay ordinary.
 constexpr size_t kHugePageBytes = size_t{2} << 20;
 
 void* system_allocate(size_t rounded) {

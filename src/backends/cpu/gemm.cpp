@@ -14,8 +14,8 @@
 namespace fourfold::cpu {
 namespace {
 
-// Block sizes (f32 panels; the bf16 pair path's are half the bytes). Measured on the 2-vCPU Zen 4 VM, in GFLOP
-// per CPU-second (1 thread, 512x4096x4096 f32): kc 256 -> 89, 384 -> 93, 512 -> 97, 768 -> 92.
+// Block sizes (f32 panels; the bf16 pair path's are half the bytes), each sized for the cache level beside it;
+// kc is the fastest of 256 to 768 on Zen 4 (docs/gemm.md, Structure).
 constexpr int64_t kKc = 512;        // reduction block: an A panel (mr x kc) is 24 KiB, a B panel (kc x nr) 64 KiB
 constexpr int64_t kMcTarget = 144;  // rows of A per block: 144 x 512 floats = 288 KiB, in L2 (1 MiB)
 constexpr int64_t kNc = 512;        // tile columns: the packed B block (1 MiB) streams from L2/L3 panel by panel

@@ -16,9 +16,9 @@
 namespace fourfold::cpu {
 namespace {
 
-// Groups of at most this many rows stream the weight (GEMV, dot tiles); larger ones take GEMM tiles. Measured
-// on Zen 4 (bench ops --suite moe, 2 threads): at 8 rows a group the GEMM's tiles ran 1.25x faster than the GEMV
-// (vdpbf16ps on packed pairs against f32 FMAs); at 1-2 rows the GEMV was 1.3-3x faster.
+// Groups of at most this many rows stream the weight (GEMV, dot tiles); larger ones take GEMM tiles. At one or
+// two rows packing a weight for the GEMM is not repaid; by eight the multiply dominates, and the GEMM's
+// vdpbf16ps on packed pairs does two products per lane where the GEMV's f32 FMAs do one (docs/decode.md).
 constexpr int64_t kStreamMaxRows = 4;
 constexpr int64_t kDotTileRows = 64;
 constexpr int64_t kDotTileCols = 32;

@@ -29,9 +29,8 @@ constexpr int64_t kStreamMaxRows = 4;
 constexpr int64_t kDotRows = 64;
 constexpr int64_t kDotCols = 32;
 // Decode (GEMV) work items: up to this many weight rows (phase 1) or output columns (phase 2), each a long run
-// of one expert's rows, but at least four items per thread in phase 1 and two in phase 2. Measured against 64
-// and 32 (bench ops moe 'experts 1 tok even', five interleaved runs of 9 samples): 1 thread 5.50-5.69 ms ->
-// 4.59-4.85, 2 threads 2.93-2.99 -> 2.49-2.53; short runs restart the hardware prefetchers.
+// of one expert's rows, since the hardware prefetchers restart at every short run (docs/decode.md step 15), but
+// at least four items per thread in phase 1 and two in phase 2.
 constexpr int64_t kGemvTile = 256;
 constexpr int64_t kGemmRows = 288;   // as grouped_mm: two GEMM row blocks per packed weight block
 constexpr int64_t kGemmCols = 256;

@@ -15,8 +15,9 @@
 namespace fourfold::model {
 
 // How a file's bytes reach memory (`--weights`). A decode reads every active weight once per token, so the page
-// size under the weights sets how fast the GEMV can stream them (this VM's probe: 15-20 GB/s on 4 KiB pages,
-// 26-32 GB/s on 2 MiB pages), and a page first touched during decode costs a fault in the timed loop.
+// size under the weights sets how fast the GEMV can stream them (on 4 KiB pages the TLB misses keep a stream
+// well below what 2 MiB pages read: docs/records.md, Probes), and a page first touched during decode costs a fault in
+// the timed loop.
 enum class WeightResidency {
   map,        // mapped from the page cache, faulted in on first use (4 KiB pages)
   populate,   // mapped, every page faulted in at load by all threads (MADV_POPULATE_READ)

@@ -1,5 +1,5 @@
 // The decode bandwidth floor: a decode step must read every active weight byte and the KV cache up to its
-// context once, so bytes / read bandwidth bounds its time from below (issue 5's target: >= 80% of it).
+// context once, so bytes / read bandwidth bounds its time from below (the decode target: >= 80% of it).
 #pragma once
 
 #include <cstdint>

@@ -8,8 +8,8 @@
 //   Otherwise, and V always: f32 panels (f32, bf16 and f16 widen exactly while packing).
 // Tiles of at most 8 rows (4 at the scalar level), decode's, go to attention_decode.cpp instead.
 // Precision: the softmax weights P stay f32 and multiply V in f32, as in the decode tile. (Rounding P to bf16 for
-// a vdpbf16ps P.V, as FlashAttention's second GEMM does, cost the end-to-end logits 93 -> 80 dB in `fourfold
-// check`; it was dropped.)
+// a vdpbf16ps P.V, as FlashAttention's second GEMM does, costs the end-to-end logits a large drop in PSNR in
+// `fourfold check`: docs/decode.md, attention.)
 #include <algorithm>
 #include <cstdint>
 #include <cstring>

@@ -9,8 +9,8 @@
 //   - online softmax on that key-major block, vectorized across rows and keys at once.
 //   - values: RB rows x 2 vectors of columns accumulate in registers while the block's keys stream past, each V
 //     vector widened once for the RB rows; the weights stay f32 (no bf16 rounding of P at any level). With GQA
-//     8 decode is compute-bound here (8 flops per bf16 cache byte); weights rounded to bf16 for vdpbf16ps measured
-//     ~20% faster (2048 keys, cache-hot, one thread) at the cost of their precision: not taken.
+//     8 decode is compute-bound here (8 flops per bf16 cache byte); weights rounded to bf16 for vdpbf16ps would
+//     be faster but would lose their precision, so they stay f32 (docs/decode.md, attention).
 #include <algorithm>
 #include <cstring>
 
@@ -48,9 +48,9 @@ inline vf bcast(float x) {
 }
 
 // Asks for K and V rows of key j (a block ahead) while this block is scored: spread over the block, one key
-// group at a time, rather than a burst the load queue would drop or stall on; into L2, not L1 (measured on
-// 32K keys, one thread: f32 13.5 -> 7.5 ms, bf16 7.9 -> 5.9 ms; distances of 16 to 128 keys alike), so that the
-// fetched lines do not evict the block's V rows, which are re-read once per group of output columns.
+// group at a time, rather than a burst the load queue would drop or stall on (the cache is read once, so without
+// it every new key's lines stall the tile: docs/decode.md, attention); into L2, not L1, so that the fetched
+// lines do not evict the block's V rows, which are re-read once per group of output columns.
 [[gnu::always_inline]] inline void prefetch_key(const AttnTile& t, int64_t j) {
   if (j >= t.key_end) return;
   const int64_t es = t.kv_type == RowType::f32 ? 4 : 2;

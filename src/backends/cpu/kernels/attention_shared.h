@@ -48,7 +48,7 @@ inline void fold_down(vf* a) {
 }
 
 // Asks for the K and V rows of the block after j0 while this one is computed: the cache is read once, so its
-// latency is only hidden by fetching ahead (the hardware prefetcher alone left ~30% of decode time in stalls).
+// latency is only hidden by fetching ahead (the hardware prefetcher alone leaves the tile stalled on its loads).
 // Inlined by force: as a function of its own GCC deems it free of side effects and deletes the call.
 [[gnu::always_inline]] inline void prefetch_next_block(const AttnTile& t, int64_t j0) {
   const int64_t begin = j0 + kAttnKeyBlock, end = std::min<int64_t>(t.key_end, begin + kAttnKeyBlock);

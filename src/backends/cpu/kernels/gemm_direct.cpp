@@ -2,7 +2,7 @@
 // contiguous: MoE experts, a checkpoint's [out, in] layout) as C^T = W x^T, with the weight's rows read where they
 // lie, never packed (fp8 rows decoded a chunk at a time into L1, below), and x's rows packed once (gemm_pack_direct: pair panels of 32 rows, bf16 rows as one term, f32 rows as
 // three exact bf16 terms). Packing W instead (the packed path) costs a read and a write of the whole weight for
-// the few rows that use it: on Zen 4 the packing was 28% of a 512-token MoE prefill.
+// the few rows that use it, a large share of an MoE prefill's time (docs/gemm.md).
 //
 // The blocks, by level:
 // - amx: 32 weight rows x 32 rows of x on four C tiles, the weight rows loaded as A tiles (TDPBF16PS).
@@ -76,9 +76,9 @@ void direct_block(const uint8_t* w, int64_t w_ld, const uint32_t* x, int64_t ste
 constexpr int64_t kChunkSteps = 256;
 
 // The blocks' vectors: 16 rows of x in a zmm, or 8 in a ymm for what is left of a group past its whole 16s. Zen 4
-// runs a zmm op as two ymm halves, so a ymm vdpbf16ps costs half a zmm one: with uneven MoE experts (18-54 rows
-// in a 512-token prefill of the qwen3-30b-a3b preset) vectors of 16 rows did 22-26% more lane work than the rows
-// needed, vectors of 8 11%.
+// runs a zmm op as two ymm halves, so a ymm vdpbf16ps costs half a zmm one: with uneven MoE experts, vectors of
+// 16 rows waste about twice the lane work that vectors of 8 do on the rows past a group's whole 16s
+// (docs/gemm.md).
 struct Zmm {
   using F = __m512;
   using I = __m512i;
@@ -161,8 +161,8 @@ void dot_block(const uint8_t* w, int64_t w_ld, const uint32_t* x, int64_t steps,
 // bf16 weights against f32 rows of x held as f32 (pack_terms: the slots of terms 0 and 1 hold each pair's even
 // and odd element): each weight pair broadcast, widened to its two exact f32 (a shift, a mask) and multiplied in
 // f32 FMAs, two per vector of rows, where three bf16 terms would take three vdpbf16ps per pair. (Widening each
-// chunk of the weight rows into an L1 panel first and broadcasting f32 from it measured slower on Zen 4: 67-78
-// against 86-101 GFLOP/s.) Products round as the packed path's FMAs do.
+// chunk of the weight rows into an L1 panel first and broadcasting f32 from it is slower on Zen 4: the extra
+// pass costs more than the widening in registers; docs/gemm.md.) Products round as the packed path's FMAs do.
 template <class Vec, int V>
 void fma_block(const uint8_t* w, int64_t w_ld, const uint32_t* x, int64_t steps, int64_t term_stride, float* out,
                int64_t ldo) {
@@ -302,7 +302,7 @@ void decode_block_rows(const uint8_t* w, int64_t w_ld, int64_t count, uint16_t* 
     const uint8_t* q = w + r * w_ld;
     uint16_t* d = dst + r * kFp8Chunk;
     // The hardware prefetchers see kBlockRows short streams; ask for each row's lines 1 KiB (8 chunks) ahead.
-    // (2 KiB ahead into L2 measured slower, 95-105 against 103-114 GFLOP/s in a 512-token FP8 prefill.)
+    // (2 KiB ahead into L2 is slower: docs/gemm.md, fp8 weights on the direct path.)
     __builtin_prefetch(q + 1024, 0, 3);
     __builtin_prefetch(q + 1024 + 64, 0, 3);
     int64_t i = 0;

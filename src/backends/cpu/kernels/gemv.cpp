@@ -22,7 +22,7 @@ namespace {
 
 
 // FP8 codes become f32 lanes exactly (subnormals, +-max, zeros, inf and NaN included), each format by the
-// cheapest exact route measured on Zen 4, where shifts, shuffles and conversions share two of the four vector
+// cheapest exact route on Zen 4, where shifts, shuffles and conversions share two of the four vector
 // pipes (FMAs use one of them too) and so set the speed of an fp8 GEMV:
 // - e5m2: a code is the top byte of the f16 of the same value (inf and NaN included): one byte shuffle puts
 //   16 codes in the high bytes of 16 f16 lanes, and vcvtph2ps widens them exactly.
@@ -30,11 +30,11 @@ namespace {
 //   mantissa in the f32's low exponent and top mantissa bits (and copies of its sign in bits 27..31, which the
 //   mask clears but for bit 31): that f32 is the code's value times 2^-120 (f32's bias 127 = e4m3's 7 + 120),
 //   subnormal codes included, which become f32 subnormals (exact; Zen 4's FMA takes them at full speed, and no
-//   DAZ is ever set; Intel's FMA takes a microcode assist on them: 1.4 G codes/s on N(0, 1) codes, docs/decode.md
-//   step 14, which the pair route of the avx512bf16 level avoids). run_gemv hands over the activations times 2^x_exp2 (112 unless they are large), so each
-//   product is w * x * 2^(x_exp2 - 120), exactly what the previous f16 route's w * 2^-8 times x gave; the
-//   2^(120 - x_exp2) multiplies each row's sum of scaled blocks once, at the end. 3 integer ops per 16 codes, against 3 plus a zmm
-//   vcvtph2ps for the f16 route (measured 18 -> 24 G codes/s in L2 at avx512).
+//   DAZ is ever set; Intel's FMA takes a microcode assist on each of them (docs/decode.md step 14), which the
+//   pair route of the avx512bf16 level avoids). run_gemv hands over the activations times 2^x_exp2 (112 unless they
+//   are large), so each product is w * x * 2^(x_exp2 - 120), exactly what the previous f16 route's w * 2^-8 times x
+//   gave; the 2^(120 - x_exp2) multiplies each row's sum of scaled blocks once, at the end. 3 integer ops per 16
+//   codes, against 3 plus a zmm vcvtph2ps for the f16 route (docs/decode.md step 6).
 //   e4m3fn's NaN (S.1111.111) would come out as +-480: the loop instead keeps the byte-wise max of (code | 0x80)
 //   per row, a line of 64 codes at a time, 0xff exactly when a NaN code was read, and makes that row's outputs
 //   NaN, which is what any NaN term does to a dot product.
@@ -44,7 +44,8 @@ constexpr int64_t kLineBytes = 64;   // a cache line: the unit of the main loop,
 // How far bf16, f16 and f32 rows prefetch along their own row into L2 (rows<>, lone_rows).
 constexpr int64_t kAheadBytes = 2048;
 // The NaN check's bytes, one register wide: a line-wide vector on a level with narrower registers (AVX2) was
-// kept on the stack and moved through general registers, which bounded the e4m3 GEMV there (4 G codes/s).
+// kept on the stack and moved through general registers, which bounded the e4m3 GEMV there (docs/decode.md
+// step 18).
 typedef uint8_t vbytes __attribute__((vector_size(kLanes * 4)));
 
 // kLanes weights of one row from element k, as f32 (e4m3: times 2^-120, see above).
@@ -137,7 +138,8 @@ template <RowType W>
   }
 }
 
-// Whether an e4m3 NaN code went through `seen` (vector compare: a byte loop here cost ~10% of a 2048-wide row).
+// Whether an e4m3 NaN code went through `seen`: a vector compare, since a byte loop here costs a visible share
+// of a short row's own work.
 inline bool saw_nan(vbytes seen) {
   const auto hit = seen == 0xff;
   uint64_t words[sizeof(vbytes) / 8];
@@ -251,12 +253,12 @@ template <RowType W, int M, int R>
 void rows(const GemvPlan& p, int64_t n0) {
   constexpr int64_t es = weight_size(W);
   constexpr int64_t line = kLineBytes / es;   // weights per line
-  // Two software prefetches, measured at M = 1 interleaved (2026-11-30). fp8 rows ask for the same line of the
-  // rows R later into L1 (1.3-1.4x faster on [14336, 4096] and [4096, 14336]; within-row look-ahead lost 25%
-  // on the fp8 lm_head). bf16, f16 and f32 rows lost 10-25% that way (R rows' lines land in L1 long before
-  // use); they ask instead for the line kAheadBytes further along their own row (the next row's start near
-  // the end) into L2: [128256, 2048] bf16 62% -> 85% of the read probe (median of 5, one thread), [8192, 3072]
-  // 1.13x; in-cache [512, 2048] and compute-bound M = 4 unchanged.
+  // Two software prefetches (docs/decode.md steps 3 and 4). fp8 rows, bound more by their decode than by the loads,
+  // ask for the same line of the rows R later into L1, where the next step reads it. bf16, f16 and f32 rows lose
+  // that way, since R rows' lines of them land in L1 long before use; they ask instead for the line kAheadBytes
+  // further along their own row (the next row's start near the end) into L2, which keeps one thread's stream ahead
+  // of the hardware prefetchers' restarts. Rows already in the caches, or bound by the FMAs (M = 4), neither gain
+  // nor lose by it.
   constexpr bool kRowGroupAhead = es == 1;
 
   const int64_t k_size = p.k;
@@ -322,7 +324,7 @@ void rows(const GemvPlan& p, int64_t n0) {
 // below 2^-126 is then below 2^-141 of the largest: nothing an f32 sum keeps).
 
 // The scaffolding of the pair route's rows [n_begin, n_end) in groups of R (the count a multiple of R) against
-// all M activation rows, in one loop over the groups (a call per row measured slower for bf16 rows: lone_rows):
+// all M activation rows, in one loop over the groups (a call per row is slower, as for bf16 rows: lone_rows):
 // the row group, its prefetch (the same line R rows later, as the fp8 rows above), each line's codes as two
 // vectors of 32 bf16, blocks and epilogue are the f32 route's; `line(acc0, acc1, r, k, w0, w1)` adds row r's line
 // at k to its two chains per output (one per weight vector: a lone row is otherwise bound by the latency, not by
@@ -410,9 +412,8 @@ constexpr int64_t kShortRowBytes = 4096;
 
 // bf16, f16 and f32 rows one after another at M = 1, with rows<W, 1, 1>'s arithmetic (the same blocks, fold,
 // lane sum and epilogue: the same bits) in one loop over the rows, each line's weight vectors loaded before its
-// FMAs. On Zen 4 ([151936, 2048] bf16 from memory, one thread, 15 calls of each alternated in one process, each
-// against the read probe taken just before it): rows<W, 1, 1> once per row read 56-64% of the probe, this loop
-// 72-86% in six of seven runs (58% in one; faster in 11-15 of the 15 pairs of every run).
+// FMAs, so that a line's loads are in flight together and no call per row interrupts the one stream
+// (docs/decode.md step 23: rows<W, 1, 1> called once per row reads well short of the read bandwidth).
 template <RowType W>
 void lone_rows(const GemvPlan& p, int64_t n_begin, int64_t n_end) {
   constexpr int64_t es = weight_size(W), line = kLineBytes / es;
@@ -441,13 +442,13 @@ void lone_rows(const GemvPlan& p, int64_t n_begin, int64_t n_end) {
 }
 
 // Rows in groups of R (independent accumulator chains and weight streams), the remainder one at a time.
-// Short bf16, f16 and f32 rows at M = 1 go one at a time (fp8 rows: see run): R interleaved streams of a few
-// lines each, inside one or two pages, keep the hardware prefetchers from ramping up, while one row after
-// another is a single sequential stream. Measured at one thread, interleaved (2026-11-30): an MoE down expert
-// ([2048, 768] bf16, 1.5 KiB rows) 2.5 -> 0.9 ms (10 -> 28 GB/s); a [128256, 2048] bf16 lm_head 60% -> 77-91%
-// of the read probe. Rows of 8 KiB and more lose with R = 1 (28 KiB rows: 70-80% -> 47%), and M = 4
-// (compute-bound: each weight vector feeds only M FMAs) lost 25% on 4 KiB rows, so those keep the groups. (Four accumulator chains for the lone row, against the FMA
-// latency, gained ~10% on bf16 rows in a noisy run and changed the rounding of some outputs; not kept.)
+// Short bf16, f16 and f32 rows at M = 1 go one at a time (fp8 rows: see run): R interleaved streams of a few lines
+// each, inside one or two pages, keep the hardware prefetchers from ramping up, while one row after another is a
+// single sequential stream (docs/decode.md step 5). Rows of 8 KiB and more are long streams on their own, so there
+// the groups cost the prefetchers little and their independent chains win, and at M > 1 the GEMV is compute-bound
+// (each weight vector feeds only M FMAs), so those keep the groups. The lone row keeps one accumulator chain: more
+// chains would change the rounding of its sums for no gain that stands out of the noise (docs/decode.md steps 8,
+// 23b).
 template <RowType W, int M>
 void run(const GemvPlan& p, int64_t n_begin, int64_t n_end) {
   constexpr int R = M <= 2 ? 4 : M <= 4 ? 2 : 1;
@@ -457,12 +458,9 @@ void run(const GemvPlan& p, int64_t n_begin, int64_t n_end) {
 #endif
   int64_t n = n_begin;
   // Short fp8 rows on the f32 route keep their groups: a lone row there is bound by its one FMA chain, not by the
-  // loads (the f32 route on Zen 3, AVX2, 2 threads, two interleaved pairs: moe_experts 11.2 -> 12.2-13.5 GB/s,
-  // attention 10.5 -> 13.1-13.6; one thread within the noise). The pair route's lone row has two chains (one per
-  // weight vector) and goes one at a time as bf16 rows do: on Zen 4 (1 thread, [151936, 2048] e4m3 from memory,
-  // each call against the read probe just before it) four interleaved 2 KiB row streams read 42-46% of the
-  // probe and one row at a time 86-95%; bench ops llama-3.2-1b fp8 q_proj 406-413 -> 209-223 us. (An Intel host
-  // had measured groups 10% better on this route, moe_experts 9.5-9.6 -> 10.5 GB/s, three pairs.)
+  // loads (docs/decode.md step 19). The pair route's lone row has two chains (one per weight vector), so the
+  // loads bound it and it goes one at a time as bf16 rows do, one sequential stream instead of four short
+  // interleaved ones (step 21; on the Intel host of step 16 the groups had won, on Zen 4 they lose).
   const bool lone = M == 1 && p.k * weight_size(W) <= kShortRowBytes && (weight_size(W) > 1 || pairs);
   if constexpr (M == 1 && weight_size(W) > 1)
     if (lone) return lone_rows<W>(p, n_begin, n_end);

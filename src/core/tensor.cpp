@@ -2,6 +2,7 @@
 #include "fourfold/tensor.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <numeric>
 #include <optional>
@@ -28,7 +29,9 @@ Shape contiguous_strides(const Shape& shape) {
   int64_t s = 1;
   for (size_t i = shape.size(); i-- > 0;) {
     strides[i] = s;
-    s *= std::max<int64_t>(shape[i], 1);
+    // Saturates: only a shape with a zero size (never addressed) or one whose element count overflows (refused
+    // by shape_numel's callers) gets here, and neither may trip the sanitizer on a product nobody uses.
+    if (__builtin_mul_overflow(s, std::max<int64_t>(shape[i], 1), &s)) s = INT64_MAX;
   }
   return strides;
 }

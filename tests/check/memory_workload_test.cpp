@@ -85,7 +85,13 @@ TEST(MemoryRecord, NothingOutsideTheAllocatorReadsAboutZeroAfterEarlierStages) {
   });
   if (!m.peak_reset_supported) GTEST_SKIP() << "process peak cannot be reset here";
   EXPECT_GE(m.reserved_peak_bytes, m.reserved_before_bytes + (uint64_t{64} << 20));
-  EXPECT_LT(std::abs(outside_allocator_bytes(m)), int64_t{4} << 20)
+  // AddressSanitizer's shadow (an eighth of what the workload touches) is real memory outside the allocator.
+#if defined(__SANITIZE_ADDRESS__)
+  const int64_t slack = (int64_t{4} << 20) + static_cast<int64_t>(m.reserved_peak_bytes - m.reserved_before_bytes) / 8;
+#else
+  const int64_t slack = int64_t{4} << 20;
+#endif
+  EXPECT_LT(std::abs(outside_allocator_bytes(m)), slack)
       << "process " << m.present_before_bytes << " -> " << m.process_peak_bytes << ", reserved "
       << m.reserved_before_bytes << " -> " << m.reserved_peak_bytes;
 }

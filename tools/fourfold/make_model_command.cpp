@@ -5,9 +5,9 @@
 #include "commands.h"
 #include "core/file_io.h"
 #include "fourfold/errors.h"
+#include "model/llm/model_folder.h"
 #include "model/llm/model_maker.h"
 #include "model/llm/presets.h"
-#include "model/llm/quantize.h"
 #include "model/vae/wan_vae_presets.h"
 
 namespace fourfold::cli {

@@ -10,8 +10,8 @@
 #include "commands.h"
 #include "core/file_io.h"
 #include "fourfold/errors.h"
+#include "model/llm/model_folder.h"
 #include "model/llm/model_maker.h"
-#include "model/llm/quantize.h"
 
 namespace fourfold::cli {
 namespace {

@@ -124,11 +124,6 @@ std::string read_prompt_file(const std::string& path, int64_t context) {
   return read_regular_file(path, cap);
 }
 
-// The tokenizer's refusal (invalid UTF-8 and its byte offset) names the option and the file the text came from.
-std::vector<int64_t> encode_prompt(const model::Tokenizer& tokenizer, const std::string& text, const std::string& from) {
-  return tokenizer.encode(text, /*add_special_tokens=*/true, from);
-}
-
 Prompt make_prompt(const RunOptions& o, const std::optional<model::Tokenizer>& tokenizer, int64_t vocab,
                    int64_t context) {
   const int given = !o.prompt_text.empty() + !o.prompt_file.empty() + !o.prompt_ids_text.empty();
@@ -143,7 +138,8 @@ Prompt make_prompt(const RunOptions& o, const std::optional<model::Tokenizer>& t
                      o.model_dir.empty() ? "a preset, which has no tokenizer" : "none in " + o.model_dir);
   const std::string from = o.prompt_text.empty() ? "--prompt-file " + o.prompt_file : "--prompt";
   const std::string text = o.prompt_text.empty() ? read_prompt_file(o.prompt_file, context) : o.prompt_text;
-  std::vector<int64_t> ids = encode_prompt(*tokenizer, text, from);
+  // `from` names the option and the file in the tokenizer's refusals (invalid UTF-8 and its byte offset).
+  std::vector<int64_t> ids = tokenizer->encode(text, /*add_special_tokens=*/true, from);
   if (ids.empty()) fail<ValueError>("run", from, "text that encodes to at least one token", "none");
   for (int64_t id : ids)
     if (id >= vocab)

@@ -55,14 +55,18 @@ std::vector<std::vector<std::string>> write_groups(const ModelConfig& config) {
   return groups;
 }
 
+bool is_weight_file_name(const std::string& name) {
+  return name == kSingleFile || name == kIndexFile || std::regex_match(name, kShardName);
+}
+
 void remove_earlier_checkpoint(const fs::path& dir) {
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
-    const std::string name = entry.path().filename().string();
-    if (name == kSingleFile || name == kIndexFile || std::regex_match(name, kShardName)) fs::remove(entry.path());
-  }
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir))
+    if (is_weight_file_name(entry.path().filename().string())) fs::remove(entry.path());
 }
 
 }  // namespace
+
+bool is_checkpoint_file_name(const std::string& name) { return name == kConfigFile || is_weight_file_name(name); }
 
 std::map<std::string, ExpectedTensor> expected_tensors(const ModelConfig& config) {
   std::map<std::string, ExpectedTensor> out;

@@ -50,6 +50,10 @@ void check_weights(const ModelConfig& config, const TensorMap& weights, const st
 // grouped per projection (gate_proj 0..E-1, up_proj 0..E-1, down_proj 0..E-1, each group with its scales after
 // it), never split across shards, so the engine can view a layer's experts as one [E, out, in] tensor.
 // Returns the bytes written.
+// The file names write_model_folder makes, which a later quantize or make-model into the same --out may replace:
+// config.json, model.safetensors, model-NNNNN-of-NNNNN.safetensors, model.safetensors.index.json.
+bool is_checkpoint_file_name(const std::string& name);
+
 uint64_t write_model_folder(const std::filesystem::path& dir, const ModelConfig& config, const TensorMap& weights,
                             uint64_t max_shard_bytes = uint64_t(4) << 30);
 

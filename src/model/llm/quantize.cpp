@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <regex>
 
 #include <fmt/format.h>
 
@@ -52,12 +51,6 @@ std::pair<Tensor, Tensor> quantize_projection(const Tensor& weight, int64_t bloc
 }
 
 }  // namespace
-
-bool is_checkpoint_file_name(const std::string& name) {
-  static const std::regex shard(R"(model-\d{5}-of-\d{5}\.safetensors)");
-  return name == "config.json" || name == "model.safetensors" || name == "model.safetensors.index.json" ||
-         std::regex_match(name, shard);
-}
 
 Fp8Recipe parse_fp8_recipe(const std::string& name) {
   if (name == "fp8-block") return Fp8Recipe::block;

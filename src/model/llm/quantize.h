@@ -34,10 +34,6 @@ struct QuantizedCheckpoint {
 QuantizedCheckpoint quantize_checkpoint(const ModelConfig& config, const TensorMap& weights, Fp8Recipe recipe,
                                         bool include_lm_head = false);
 
-// The file names a checkpoint folder's writer makes, which a later quantize or make-model into the same --out
-// may replace: config.json, model.safetensors, model-NNNNN-of-NNNNN.safetensors, model.safetensors.index.json.
-bool is_checkpoint_file_name(const std::string& name);
-
 // The f32 [out, in] weight an FP8 projection stands for: weight * its scale, for block or rowwise scales
 // (the block size follows from the two shapes: 128 per scale entry, or whole rows for [out, 1]).
 Tensor dequantize_fp8(const Tensor& weight, const Tensor& scale_inv);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include <fmt/format.h>
 #include <png.h>
@@ -89,7 +90,8 @@ Tensor read_png_frames(const fs::path& dir) {
   const std::vector<fs::path> files = png_files(dir);
   const auto t = static_cast<int64_t>(files.size());
   // The first frame's header sets the size of all: the whole video is bounded before a pixel is decoded.
-  const PngSize size = png_size(read_regular_file(files[0], kMaxPngFileBytes), files[0].string());
+  std::string first = read_regular_file(files[0], kMaxPngFileBytes);   // read once: sized here, decoded below
+  const PngSize size = png_size(first, files[0].string());
   const int64_t h = size.height, w = size.width;
   const int64_t total = checked_product(std::vector<int64_t>{t, h, w}, dir.string(), "frames x height x width");
   if (total > kMaxTotalPixels)
@@ -99,7 +101,8 @@ Tensor read_png_frames(const fs::path& dir) {
   float* data = static_cast<float*>(out.data());
   for (int64_t f = 0; f < t; ++f) {
     const std::string name = files[static_cast<size_t>(f)].string();
-    const RgbImage image = decode_png_rgb(read_regular_file(name, kMaxPngFileBytes), name);
+    const RgbImage image =
+        decode_png_rgb(f == 0 ? std::move(first) : read_regular_file(name, kMaxPngFileBytes), name);
     if (image.height != h || image.width != w)
       fail<FormatError>(name, "size", fmt::format("{}x{} like the first frame", w, h),
                         fmt::format("{}x{}", image.width, image.height));

@@ -1,6 +1,6 @@
 // Generic add and mul for operands and result of one float dtype: broadcast operands are materialized as f32
 // temporaries of the result's shape, then one elementwise pass (and a scaling pass for alpha != 1).
-#include "backends/generic/generic.h"
+#include "backends/generic/generic_registration.h"
 #include "backends/generic/primitives.h"
 
 namespace fourfold::generic {
@@ -21,8 +21,6 @@ void binary_passes(const BinaryArgs& args, Binary op, double alpha) {
   from_f32(y, args.out);
 }
 
-}  // namespace
-
 // Mixed dtypes promote; the reference handles them (and integers, complex and f64).
 bool binary_covers(const BinaryArgs& a) {
   return computes(a.out.dtype()) && a.a.dtype() == a.out.dtype() && a.b.dtype() == a.out.dtype();
@@ -30,5 +28,12 @@ bool binary_covers(const BinaryArgs& a) {
 
 void add(const BinaryArgs& args) { binary_passes(args, Binary::add, args.alpha); }
 void mul(const BinaryArgs& args) { binary_passes(args, Binary::mul, 1.0); }
+
+}  // namespace
+
+FOURFOLD_GENERIC_KERNELS(binary) {
+  t.add = entry(&add, &binary_covers);
+  t.mul = entry(&mul, &binary_covers);
+}
 
 }  // namespace fourfold::generic

@@ -2,9 +2,11 @@
 // contiguous, rms_norm, silu, permute back, contiguous): a channels-last f32 copy, rms_norm's passes over its
 // rows, silu's passes, and the strided conversion back into out, each into its own temporary.
 #include "backends/generic/generic.h"
+#include "backends/generic/generic_registration.h"
 #include "backends/generic/primitives.h"
 
 namespace fourfold::generic {
+namespace {
 
 bool channel_rms_norm_covers(const ChannelNormArgs& a) { return computes(a.x.dtype()); }
 
@@ -23,6 +25,12 @@ void channel_rms_norm(const ChannelNormArgs& a) {
   }
   Tensor out = a.out.permute({0, 2, 1});
   from_f32(y.view({n, positions, c}), out);
+}
+
+}  // namespace
+
+FOURFOLD_GENERIC_KERNELS(channel_rms_norm) {
+  t.channel_rms_norm = entry(&channel_rms_norm, &channel_rms_norm_covers);
 }
 
 }  // namespace fourfold::generic

@@ -2,10 +2,11 @@
 // out's interior view. Bytes are moved as they are, so every dtype it covers is bit-exact.
 #include <algorithm>
 
-#include "backends/generic/generic.h"
+#include "backends/generic/generic_registration.h"
 #include "backends/generic/primitives.h"
 
 namespace fourfold::generic {
+namespace {
 
 // Any storage dtype; f64 exists only for the oracle.
 bool constant_pad_nd_covers(const PadArgs& a) { return a.x.dtype() != DType::f64; }
@@ -26,6 +27,14 @@ void constant_pad_nd(const PadArgs& a) {
     dst = dst.narrow(d, std::max<int64_t>(0, before), length);
   }
   copy(src, dst);
+}
+
+}  // namespace
+
+FOURFOLD_GENERIC_KERNELS(constant_pad_nd) {
+  t.constant_pad_nd = entry(&constant_pad_nd, &constant_pad_nd_covers);
+  // The backward is the forward with the pads negated (a crop): the same fill-then-copy composition.
+  t.constant_pad_nd_backward = entry(&constant_pad_nd, &constant_pad_nd_covers);
 }
 
 }  // namespace fourfold::generic

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backends/generic/generic.h"
+#include "backends/generic/generic_registration.h"
 #include "backends/generic/primitives.h"
 
 namespace fourfold::generic {
@@ -78,10 +79,6 @@ void conv_band(const Tensor& xp, const Tensor& w, const Tensor* bias, const Shap
 
 }  // namespace
 
-bool conv_covers(const ConvArgs& a) { return computes(a.x.dtype()); }
-
-void conv(const ConvArgs& a) { conv_in_bands(a, kColumnsBytes); }
-
 void conv_in_bands(const ConvArgs& a, int64_t columns_bytes) {
   if (a.out.numel() == 0) return;
   const int rank = a.x.dim(), spatial = rank - 2, band_dim = rank - 2;   // bands of the second-last dim's rows
@@ -114,6 +111,19 @@ void conv_in_bands(const ConvArgs& a, int64_t columns_bytes) {
     for (; d >= 0 && ++index[d] == a.out.size(2 + d); --d) index[d] = 0;
     if (d < 0) break;
   }
+}
+
+namespace {
+
+bool conv_covers(const ConvArgs& a) { return computes(a.x.dtype()); }
+
+void conv(const ConvArgs& a) { conv_in_bands(a, kColumnsBytes); }
+
+}  // namespace
+
+FOURFOLD_GENERIC_KERNELS(conv_nd) {
+  t.conv2d = entry(&conv, &conv_covers);
+  t.conv3d = entry(&conv, &conv_covers);
 }
 
 }  // namespace fourfold::generic

@@ -2,10 +2,11 @@
 // is covered).
 #include <vector>
 
-#include "backends/generic/generic.h"
+#include "backends/generic/generic_registration.h"
 #include "backends/generic/primitives.h"
 
 namespace fourfold::generic {
+namespace {
 
 void embedding(const EmbeddingArgs& a) {
   const std::vector<double> indices = a.indices.to_vector();   // validated in [0, V): exact in a double
@@ -13,6 +14,12 @@ void embedding(const EmbeddingArgs& a) {
     Tensor row = a.out.select(0, static_cast<int64_t>(t));
     copy(a.weight.select(0, static_cast<int64_t>(indices[t])), row);
   }
+}
+
+}  // namespace
+
+FOURFOLD_GENERIC_KERNELS(embedding) {
+  t.embedding = entry(&embedding);
 }
 
 }  // namespace fourfold::generic

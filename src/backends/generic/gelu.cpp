@@ -2,10 +2,11 @@
 #include <cmath>
 #include <numbers>
 
-#include "backends/generic/generic.h"
+#include "backends/generic/generic_registration.h"
 #include "backends/generic/primitives.h"
 
 namespace fourfold::generic {
+namespace {
 
 bool gelu_covers(const GeluArgs& a) { return computes(a.x.dtype()); }
 
@@ -32,6 +33,12 @@ void gelu(const GeluArgs& a) {
   // gelu(-inf) = -inf * 0 = NaN, as the reference (and PyTorch).
   binary(Binary::mul, xp, cdf.data_as<float>(), Broadcast::none, y.data_as<float>(), 1, n);
   from_f32(y, a.out);
+}
+
+}  // namespace
+
+FOURFOLD_GENERIC_KERNELS(gelu) {
+  t.gelu = entry(&gelu, &gelu_covers);
 }
 
 }  // namespace fourfold::generic

@@ -3,7 +3,7 @@
 // groups does.
 #include <vector>
 
-#include "backends/generic/generic.h"
+#include "backends/generic/generic_registration.h"
 #include "backends/generic/primitives.h"
 
 namespace fourfold::generic {
@@ -23,8 +23,6 @@ void product_f32(const Tensor& a, const Tensor& weight_nk, Tensor& out) {
   gemm_nt(x.data_as<float>(), w.data_as<float>(), product.data_as<float>(), m, n, k);
   from_f32(product, out);
 }
-
-}  // namespace
 
 bool grouped_mm_covers(const GroupedMmArgs& a) { return computes(a.a.dtype()); }
 
@@ -47,6 +45,12 @@ void grouped_mm(const GroupedMmArgs& args) {
     product_f32(ga, gb.transpose(0, 1), go);
     start = end;
   }
+}
+
+}  // namespace
+
+FOURFOLD_GENERIC_KERNELS(grouped_mm) {
+  t.grouped_mm = entry(&grouped_mm, &grouped_mm_covers);
 }
 
 }  // namespace fourfold::generic

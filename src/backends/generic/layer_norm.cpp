@@ -1,7 +1,7 @@
 // Generic layer_norm and group_norm: mean by sum-reduce and scale, centre, square, variance by sum-reduce and
 // scale plus eps, rsqrt, scale the rows, then weight and bias passes; each pass into its own temporary.
 // group_norm is the same normalization over rows of [N * groups, C / groups * S], then per-channel affine.
-#include "backends/generic/generic.h"
+#include "backends/generic/generic_registration.h"
 #include "backends/generic/primitives.h"
 
 namespace fourfold::generic {
@@ -32,8 +32,6 @@ Tensor affine_pass(const Tensor& y, const Tensor* p, Binary op, Broadcast bc, in
   return out;
 }
 
-}  // namespace
-
 bool layer_norm_covers(const LayerNormArgs& a) { return computes(a.x.dtype()); }
 
 void layer_norm(const LayerNormArgs& a) {
@@ -57,6 +55,13 @@ void group_norm(const GroupNormArgs& a) {
   const Tensor yw = affine_pass(y, a.weight != nullptr ? &w : nullptr, Binary::mul, Broadcast::per_row, n * c, s);
   from_f32(affine_pass(yw, a.bias != nullptr ? &b : nullptr, Binary::add, Broadcast::per_row, n * c, s).view(a.x.shape()),
            a.out);
+}
+
+}  // namespace
+
+FOURFOLD_GENERIC_KERNELS(layer_norm) {
+  t.layer_norm = entry(&layer_norm, &layer_norm_covers);
+  t.group_norm = entry(&group_norm, &group_norm_covers);
 }
 
 }  // namespace fourfold::generic

@@ -1,9 +1,11 @@
 // Generic linear (and scaled_linear): x and weight converted to f32 temporaries, a blocked GEMM into an f32 temporary, a separate
 // bias pass, then one conversion to the output dtype.
 #include "backends/generic/generic.h"
+#include "backends/generic/generic_registration.h"
 #include "backends/generic/primitives.h"
 
 namespace fourfold::generic {
+namespace {
 
 bool linear_covers(const LinearArgs& a) { return computes(a.x.dtype()); }
 
@@ -18,6 +20,8 @@ void linear(const LinearArgs& a) {
   finish_product(product, a.bias, a.out);
 }
 
+}  // namespace
+
 void finish_product(const Tensor& product, const Tensor* bias_in, Tensor& out) {
   if (bias_in == nullptr) {
     from_f32(product, out);
@@ -28,6 +32,10 @@ void finish_product(const Tensor& product, const Tensor* bias_in, Tensor& out) {
   Tensor y = empty_f32({m, n});
   binary(Binary::add, product.data_as<float>(), bias.data_as<float>(), Broadcast::per_col, y.data_as<float>(), m, n);
   from_f32(y, out);
+}
+
+FOURFOLD_GENERIC_KERNELS(linear) {
+  t.linear = entry(&linear, &linear_covers);
 }
 
 }  // namespace fourfold::generic

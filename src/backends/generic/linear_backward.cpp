@@ -3,10 +3,11 @@
 //   grad_x      [M, K] = g [M, N]  (W^T [K, N])^T
 //   grad_weight [N, K] = g^T [N, M] (x^T [K, M])^T
 //   grad_bias   [N]    = row sums of g^T
-#include "backends/generic/generic.h"
+#include "backends/generic/generic_registration.h"
 #include "backends/generic/primitives.h"
 
 namespace fourfold::generic {
+namespace {
 
 bool linear_backward_covers(const LinearBackwardArgs& a) { return computes(a.x.dtype()); }
 
@@ -24,6 +25,12 @@ void linear_backward(const LinearBackwardArgs& a) {
     row_reduce(Reduce::sum, gt.data_as<float>(), n, m, sums.data_as<float>());
     from_f32(sums, *a.grad_bias);
   }
+}
+
+}  // namespace
+
+FOURFOLD_GENERIC_KERNELS(linear_backward) {
+  t.linear_backward = entry(&linear_backward, &linear_backward_covers);
 }
 
 }  // namespace fourfold::generic

@@ -2,7 +2,7 @@
 // copied out), one batched GEMM (bmm) into an f32 temporary, one conversion
 // to the output dtype. complex64 splits each operand into real and imaginary f32 planes and runs four real
 // products, combined by two elementwise passes (re = ArBr - AiBi, im = ArBi + AiBr).
-#include "backends/generic/generic.h"
+#include "backends/generic/generic_registration.h"
 #include "backends/generic/primitives.h"
 
 namespace fourfold::generic {
@@ -30,8 +30,6 @@ Planes split(const Tensor& t) {
 void batched_gemm(const Tensor& a, const Tensor& b, Tensor& out, int64_t batches, int64_t m, int64_t n, int64_t k) {
   gemm_nn(a.data_as<float>(), b.data_as<float>(), out.data_as<float>(), m, n, k, batches);
 }
-
-}  // namespace
 
 bool matmul_covers(const MatmulArgs& a) { return computes(a.a.dtype()) || a.a.dtype() == DType::complex64; }
 
@@ -64,6 +62,12 @@ void matmul(const MatmulArgs& args) {
     dst[2 * i + 1] = im.data_as<float>()[i];
   }
   copy(c, args.out);
+}
+
+}  // namespace
+
+FOURFOLD_GENERIC_KERNELS(matmul) {
+  t.matmul = entry(&matmul, &matmul_covers);
 }
 
 }  // namespace fourfold::generic

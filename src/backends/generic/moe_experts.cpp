@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "backends/generic/generic.h"
+#include "backends/generic/generic_registration.h"
 #include "backends/generic/primitives.h"
 #include "fourfold/parallel.h"
 
@@ -22,8 +23,6 @@ Tensor gemm(const Tensor& x, const Tensor& w) {
   gemm_nt(x.data_as<float>(), w.data_as<float>(), y.data_as<float>(), x.size(0), w.size(0), x.size(1));
   return y;
 }
-
-}  // namespace
 
 bool moe_experts_covers(const MoeExpertsArgs& a) { return computes(a.x.dtype()); }
 
@@ -46,10 +45,9 @@ void moe_experts(const MoeExpertsArgs& a) {
                     x.data_as<float>() + static_cast<int64_t>(token[static_cast<size_t>(start + r)]) * hidden,
                     static_cast<size_t>(hidden) * sizeof(float));
     });
-    Tensor g = gemm(xs, expert_f32(a.gate, a.gate_scale, e));
+    const Tensor g = gemm(xs, expert_f32(a.gate, a.gate_scale, e));
     const Tensor u = gemm(xs, expert_f32(a.up, a.up_scale, e));
-    Tensor s = empty_f32({rows, inter});
-    silu(UnaryArgs{g, s});
+    const Tensor s = silu_f32(g);
     Tensor h = empty_f32({rows, inter});
     binary(Binary::mul, s.data_as<float>(), u.data_as<float>(), Broadcast::none, h.data_as<float>(), rows, inter);
     const Tensor y = gemm(h, expert_f32(a.down, a.down_scale, e));
@@ -65,6 +63,12 @@ void moe_experts(const MoeExpertsArgs& a) {
     start = end;
   }
   from_f32(acc, a.out);
+}
+
+}  // namespace
+
+FOURFOLD_GENERIC_KERNELS(moe_experts) {
+  t.moe_experts = entry(&moe_experts, &moe_experts_covers);
 }
 
 }  // namespace fourfold::generic

@@ -1,6 +1,7 @@
 // Generic rms_norm (and add_rms_norm) and its backward: square, sum-reduce, scale to the mean plus eps, rsqrt,
 // scale the rows, multiply by the weight, each a pass into its own temporary.
 #include "backends/generic/generic.h"
+#include "backends/generic/generic_registration.h"
 #include "backends/generic/primitives.h"
 
 namespace fourfold::generic {
@@ -36,6 +37,8 @@ Tensor rms_rows_f32(const Tensor& x, const Tensor* weight, double eps) {
   binary(Binary::mul, x.data_as<float>(), inv.data_as<float>(), Broadcast::per_row, y.data_as<float>(), rows, d);
   return times_weight(y, weight);
 }
+
+namespace {
 
 bool rms_norm_covers(const RmsNormArgs& a) { return computes(a.x.dtype()); }
 
@@ -87,6 +90,13 @@ void rms_norm_backward(const RmsNormBackwardArgs& a) {
   const Tensor cols = to_f32(gxi.transpose(0, 1));
   row_reduce(Reduce::sum, cols.data_as<float>(), d, rows, gw_sum.data_as<float>());
   from_f32(gw_sum, *a.grad_weight);
+}
+
+}  // namespace
+
+FOURFOLD_GENERIC_KERNELS(rms_norm) {
+  t.rms_norm = entry(&rms_norm, &rms_norm_covers);
+  t.rms_norm_backward = entry(&rms_norm_backward, &rms_norm_backward_covers);
 }
 
 }  // namespace fourfold::generic

@@ -1,10 +1,11 @@
 // Generic rotary_embedding: the two halves of each pair gathered into f32 temporaries (strided views of x),
 // then four multiplies and an add and a subtract, each a pass, and the two results scattered back. Every read
 // of x happens before the first write, so out may be x (rotary_embedding_).
-#include "backends/generic/generic.h"
+#include "backends/generic/generic_registration.h"
 #include "backends/generic/primitives.h"
 
 namespace fourfold::generic {
+namespace {
 
 bool rotary_embedding_covers(const RotaryArgs& a) { return computes(a.x.dtype()); }
 
@@ -34,6 +35,12 @@ void rotary_embedding(const RotaryArgs& a) {
     Tensor tail = a.out.narrow(last, 2 * half, d - 2 * half);
     copy(a.x.narrow(last, 2 * half, d - 2 * half), tail);
   }
+}
+
+}  // namespace
+
+FOURFOLD_GENERIC_KERNELS(rotary_embedding) {
+  t.rotary_embedding = entry(&rotary_embedding, &rotary_embedding_covers);
 }
 
 }  // namespace fourfold::generic

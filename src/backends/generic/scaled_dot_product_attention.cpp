@@ -5,7 +5,7 @@
 #include <cmath>
 #include <limits>
 
-#include "backends/generic/generic.h"
+#include "backends/generic/generic_registration.h"
 #include "backends/generic/primitives.h"
 
 namespace fourfold::generic {
@@ -29,8 +29,6 @@ Tensor causal_bias(CausalMode mode, int64_t l, int64_t s) {
     for (int64_t j = 0; j < s; ++j) p[i * s + j] = j <= i + shift ? 0.0f : -kInf;
   return bias;
 }
-
-}  // namespace
 
 bool attention_covers(const AttentionArgs& a) { return computes(a.q.dtype()); }
 
@@ -90,6 +88,12 @@ void scaled_dot_product_attention(const AttentionArgs& a) {
   Tensor out = empty_f32({batch, hq, l, ev});
   gemm_nn(weights.data_as<float>(), v.data_as<float>(), out.data_as<float>(), l, ev, s, heads);
   from_f32(out, a.out);
+}
+
+}  // namespace
+
+FOURFOLD_GENERIC_KERNELS(scaled_dot_product_attention) {
+  t.scaled_dot_product_attention = entry(&scaled_dot_product_attention, &attention_covers);
 }
 
 }  // namespace fourfold::generic

@@ -1,9 +1,11 @@
 // Generic scaled_mm: both FP8 operands dequantized into f32 tensors in memory (a [M, K] with scale_a, b^T
 // [N, K] with scale_b^T), the primitives' GEMM into an f32 temporary, a bias pass, one conversion to out.
 #include "backends/generic/generic.h"
+#include "backends/generic/generic_registration.h"
 #include "backends/generic/primitives.h"
 
 namespace fourfold::generic {
+namespace {
 
 bool scaled_mm_covers(const ScaledMmArgs& a) { return computes(a.out.dtype()) && (a.bias == nullptr || computes(a.bias->dtype())); }
 
@@ -17,6 +19,12 @@ void scaled_mm(const ScaledMmArgs& a) {
   Tensor product = empty_f32({m, n});
   gemm_nt(x.data_as<float>(), w.data_as<float>(), product.data_as<float>(), m, n, k);
   finish_product(product, a.bias, a.out);
+}
+
+}  // namespace
+
+FOURFOLD_GENERIC_KERNELS(scaled_mm) {
+  t.scaled_mm = entry(&scaled_mm, &scaled_mm_covers);
 }
 
 }  // namespace fourfold::generic

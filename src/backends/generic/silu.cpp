@@ -1,6 +1,7 @@
 // Generic silu as x / (1 + exp(-x)) in passes: negate, exp, add one, reciprocal, multiply by x; silu_mul adds
 // one more pass, the multiply by up.
 #include "backends/generic/generic.h"
+#include "backends/generic/generic_registration.h"
 #include "backends/generic/primitives.h"
 
 namespace fourfold::generic {
@@ -18,6 +19,8 @@ Tensor silu_f32(const Tensor& x) {
   return y;
 }
 
+namespace {
+
 bool silu_covers(const UnaryArgs& a) { return computes(a.x.dtype()); }
 
 void silu(const UnaryArgs& a) {
@@ -34,6 +37,13 @@ void silu_mul(const BinaryArgs& a) {
   Tensor y = empty_f32(a.out.shape());
   binary(Binary::mul, s.data_as<float>(), up.data_as<float>(), Broadcast::none, y.data_as<float>(), 1, n);
   from_f32(y, a.out);
+}
+
+}  // namespace
+
+FOURFOLD_GENERIC_KERNELS(silu) {
+  t.silu = entry(&silu, &silu_covers);
+  t.silu_mul = entry(&silu_mul, &silu_mul_covers);
 }
 
 }  // namespace fourfold::generic

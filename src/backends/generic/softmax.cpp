@@ -1,6 +1,6 @@
 // Generic softmax and log_softmax over the last dim: max-reduce, subtract, exp, sum-reduce, then divide (or
 // log and subtract), each pass into its own temporary.
-#include "backends/generic/generic.h"
+#include "backends/generic/generic_registration.h"
 #include "backends/generic/primitives.h"
 
 namespace fourfold::generic {
@@ -29,12 +29,17 @@ void softmax_passes(const SoftmaxArgs& a, bool log) {
   from_f32(y, a.out);
 }
 
-}  // namespace
-
 // Rows along another dim would need a transposed pass; the reference takes those.
 bool softmax_covers(const SoftmaxArgs& a) { return computes(a.x.dtype()) && a.dim == a.x.dim() - 1; }
 
 void softmax(const SoftmaxArgs& args) { softmax_passes(args, false); }
 void log_softmax(const SoftmaxArgs& args) { softmax_passes(args, true); }
+
+}  // namespace
+
+FOURFOLD_GENERIC_KERNELS(softmax) {
+  t.softmax = entry(&softmax, &softmax_covers);
+  t.log_softmax = entry(&log_softmax, &softmax_covers);
+}
 
 }  // namespace fourfold::generic

@@ -1,7 +1,7 @@
 // Generic softmax / log_softmax backward over the last dim, in passes:
 //   softmax:      grad_in = y * (g - sum(g * y))   multiply, sum-reduce, subtract per row, multiply
 //   log_softmax:  grad_in = g - exp(y) * sum(g)    sum-reduce, exp, multiply per row, subtract
-#include "backends/generic/generic.h"
+#include "backends/generic/generic_registration.h"
 #include "backends/generic/primitives.h"
 
 namespace fourfold::generic {
@@ -30,8 +30,6 @@ void backward_passes(const SoftmaxBackwardArgs& a, bool log) {
   from_f32(gi, a.grad_in);
 }
 
-}  // namespace
-
 // Rows along another dim would need a transposed pass; the reference takes those.
 bool softmax_backward_covers(const SoftmaxBackwardArgs& a) {
   return computes(a.out.dtype()) && a.dim == a.out.dim() - 1;
@@ -39,5 +37,12 @@ bool softmax_backward_covers(const SoftmaxBackwardArgs& a) {
 
 void softmax_backward(const SoftmaxBackwardArgs& args) { backward_passes(args, false); }
 void log_softmax_backward(const SoftmaxBackwardArgs& args) { backward_passes(args, true); }
+
+}  // namespace
+
+FOURFOLD_GENERIC_KERNELS(softmax_backward) {
+  t.softmax_backward = entry(&softmax_backward, &softmax_backward_covers);
+  t.log_softmax_backward = entry(&log_softmax_backward, &softmax_backward_covers);
+}
 
 }  // namespace fourfold::generic

@@ -1,9 +1,10 @@
 // Generic upsample_nearest for integer factors, as a graph lowering writes it: the output viewed as
 // [N, C, i1, f1, i2, f2, ...], the input expanded (stride 0) along every f dim, one strided copy.
-#include "backends/generic/generic.h"
+#include "backends/generic/generic_registration.h"
 #include "backends/generic/primitives.h"
 
 namespace fourfold::generic {
+namespace {
 
 bool upsample_nearest_covers(const UpsampleArgs& a) {
   if (!a.out.is_contiguous()) return false;
@@ -23,6 +24,12 @@ void upsample_nearest(const UpsampleArgs& a) {
   }
   Tensor dst = a.out.view(split);
   copy(src.expand(split), dst);
+}
+
+}  // namespace
+
+FOURFOLD_GENERIC_KERNELS(upsample_nearest) {
+  t.upsample_nearest = entry(&upsample_nearest, &upsample_nearest_covers);
 }
 
 }  // namespace fourfold::generic

@@ -2,19 +2,21 @@
 // the runs in parallel, each through kernels/channel_rms_norm.cpp.
 #include <algorithm>
 
-#include "backends/cpu/cpu_ops.h"
+#include "backends/cpu/cpu_registration.h"
+#include "backends/cpu/kernel_types.h"
+#include "backends/cpu/kernels/channel_rms_norm.h"
 #include "fourfold/parallel.h"
 
 namespace fourfold::cpu {
 namespace {
+
+using ChannelNormFn = void (*)(const ChannelNormRun&, RowType, int64_t, int64_t, double, bool);
 
 bool float_type(DType t) { return t == DType::f32 || t == DType::bf16 || t == DType::f16; }
 
 // Positions per work item: a multiple of every level's 4 x 16 lanes, long enough for each channel's row to be
 // read in whole lines, short enough for two items per thread on a small frame.
 constexpr int64_t kRunPositions = 512;
-
-}  // namespace
 
 bool channel_rms_norm_covers(const ChannelNormArgs& a) {
   const DType t = a.x.dtype();
@@ -39,5 +41,12 @@ void channel_rms_norm(const ChannelNormArgs& a, ChannelNormFn run) {
     }
   });
 }
+
+}  // namespace
+
+#define ENTRIES(isa)                                                                                        \
+  t.channel_rms_norm = {[](const ChannelNormArgs& a) { channel_rms_norm(a, &isa::channel_rms_norm_run); }, \
+                        &channel_rms_norm_covers};
+FOURFOLD_CPU_KERNELS(channel_rms_norm, ENTRIES)
 
 }  // namespace fourfold::cpu

@@ -1,18 +1,19 @@
 // Dedicated constant_pad_nd: dims coalesced into a row plan, rows written in parallel by the ISA's pad_rows.
 #include <algorithm>
 
-#include "backends/cpu/cpu_ops.h"
+#include "backends/cpu/cpu_registration.h"
+#include "backends/cpu/kernels/constant_pad_nd.h"
 #include "fourfold/parallel.h"
 
 namespace fourfold::cpu {
 namespace {
 
+using PadRowsFn = void (*)(const PadPlan&, int64_t, int64_t);
+
 struct Dim {
   int64_t out_size, in_size, before, in_stride;
   bool unpadded() const { return before == 0 && out_size == in_size; }
 };
-
-}  // namespace
 
 // out [*, padded dims]: any input layout and dtype; elements are moved as bytes, so every dtype of one size
 // shares a kernel. Unpadded dims whose input strides nest are merged (leading dims of a contiguous input
@@ -79,5 +80,13 @@ void constant_pad_nd(const PadArgs& a, PadRowsFn pad_rows) {
   const int64_t grain = std::max<int64_t>(1, (int64_t{64} << 10) / (item_rows * width * plan.elem_size));
   parallel_for(0, items, grain, [&](int64_t begin, int64_t end) { pad_rows(plan, begin, end); });
 }
+
+}  // namespace
+
+// The backward is the forward with the pads negated (a crop).
+#define ENTRIES(isa)                                                                          \
+  t.constant_pad_nd = {[](const PadArgs& a) { constant_pad_nd(a, &isa::pad_rows); }};         \
+  t.constant_pad_nd_backward = {[](const PadArgs& a) { constant_pad_nd(a, &isa::pad_rows); }};
+FOURFOLD_CPU_KERNELS(constant_pad_nd, ENTRIES)
 
 }  // namespace fourfold::cpu

@@ -6,10 +6,19 @@
 // All batch elements' tiles run in one parallel region.
 #include <vector>
 
-#include "backends/cpu/cpu_ops.h"
+#include "backends/cpu/cpu_registration.h"
+#include "backends/cpu/gemm.h"
+#include "backends/cpu/kernels/conv_pack.h"
 
 namespace fourfold::cpu {
 namespace {
+
+// The level's GEMM and its B packers for the implicit im2col matrix (kernels/conv_pack.h).
+struct ConvPieces {
+  GemmPieces gemm;
+  void (*pack_b)(const void*, int64_t, int64_t, int64_t, int64_t, float*);
+  void (*pack_b_pairs)(const void*, int64_t, int64_t, int64_t, int64_t, float*);
+};
 
 bool pointwise(const ConvGather& g) {
   for (int d = 0; d < kConvDims; ++d)
@@ -38,8 +47,7 @@ ConvGather gather_plan(const ConvArgs& a) {
   return g;
 }
 
-}  // namespace
-
+// Groups 1, f32 / bf16 / f16, any stride, padding and dilation, x of any strides, a contiguous weight.
 bool conv_covers(const ConvArgs& a) {
   const DType t = a.x.dtype();
   return a.groups == 1 && (t == DType::f32 || t == DType::bf16 || t == DType::f16) && a.weight.is_contiguous() &&
@@ -73,5 +81,13 @@ void conv(const ConvArgs& a, const ConvPieces& pieces) {
   }
   gemm(problems, pieces.gemm);
 }
+
+}  // namespace
+
+#define ENTRIES(isa)                                                                                         \
+  static constexpr ConvPieces pieces{FOURFOLD_GEMM_PIECES(isa), &isa::conv_pack_b, &isa::conv_pack_b_pairs}; \
+  t.conv2d = {[](const ConvArgs& a) { conv(a, pieces); }, &conv_covers};                                     \
+  t.conv3d = {[](const ConvArgs& a) { conv(a, pieces); }, &conv_covers};
+FOURFOLD_CPU_KERNELS(conv_nd, ENTRIES)
 
 }  // namespace fourfold::cpu

@@ -1,9 +1,13 @@
-// The dedicated CPU tier's ops: planning, Tensor access and threading, written once (baseline ISA), each
-// calling the per-ISA pieces (kernels/kernels.h) it is handed.
+// What the dedicated CPU tier's op files share: the decode GEMV's driver and activations, the routes linear
+// and scaled_mm choose between (decode GEMV or packed prefill GEMM, each in its own file), and the pieces of
+// grouped_mm and moe_experts. Planning, Tensor access and threading are written once (baseline ISA), calling
+// the per-ISA pieces (kernels/kernels.h) they are handed. An op's own kernel is file-local and registers
+// itself (cpu_registration.h).
 #pragma once
 
 #include "backends/cpu/gemm.h"
 #include "backends/cpu/kernels/kernels.h"
+#include "backends/cpu/kernels/silu_mul.h"
 #include "backends/op_args.h"
 
 #include <utility>
@@ -11,85 +15,12 @@
 
 namespace fourfold::cpu {
 
-using PadRowsFn = void (*)(const PadPlan&, int64_t, int64_t);
-void constant_pad_nd(const PadArgs& args, PadRowsFn pad_rows);
-
-struct SoftmaxPieces {
-  RowStats (*stats)(const void*, RowType, int64_t, float*, float*);
-  void (*write)(const void*, void*, RowType, int64_t, float, float, bool, bool);
-  void (*write_kept)(const float*, const float*, void*, RowType, int64_t, float, float, bool);
-};
-// Contiguous rows along the last dim, f32 / bf16 / f16.
-bool softmax_covers(const SoftmaxArgs& args);
-void softmax(const SoftmaxArgs& args, bool log, const SoftmaxPieces& pieces);
-
-// GEMM-based ops (gemm.h's driver). linear: the packed GEMM for prefill, more than kLinearDecodeMaxRows rows
+// ---- linear (linear.cpp picks the route): the packed GEMM for prefill, more than kLinearDecodeMaxRows rows
 // (fewer rows are the decode GEMV's, linear_decode.cpp); fp8 weights (scaled_linear) with an f32 scale too.
 inline constexpr int64_t kLinearDecodeMaxRows = kGemvMaxM;   // the GEMV (kernels.h) takes the rest
 bool linear_prefill_covers(const LinearArgs& args);
 void linear_prefill(const LinearArgs& args, const GemmPieces& pieces);
-// matmul / bmm: real f32/bf16/f16 and complex64, any strides and broadcast batches.
-bool matmul_covers(const MatmulArgs& args);
-using MatmulRowsFn = void (*)(const MatmulRowsPlan&, int64_t, int64_t);
-void matmul(const MatmulArgs& args, const GemmPieces& pieces, MatmulRowsFn rows);
-// linear_backward: grad_x = g W, grad_weight = g^T x, grad_bias = column sums of g, in one parallel region.
-bool linear_backward_covers(const LinearBackwardArgs& args);
-void linear_backward(const LinearBackwardArgs& args, const GemmPieces& pieces);
-// conv2d / conv3d (conv_nd.cpp): groups 1, f32 / bf16 / f16, any stride, padding and dilation, x of any
-// strides, a contiguous weight; the packed GEMM with B gathered from the input window (kernels/conv_pack.cpp).
-struct ConvPieces {
-  GemmPieces gemm;
-  void (*pack_b)(const void*, int64_t, int64_t, int64_t, int64_t, float*);
-  void (*pack_b_pairs)(const void*, int64_t, int64_t, int64_t, int64_t, float*);
-};
-bool conv_covers(const ConvArgs& args);
-void conv(const ConvArgs& args, const ConvPieces& pieces);
-struct AttentionPieces {
-  void (*tile)(const AttnTile&);
-};
-// f32 / bf16 / f16; K and V rows with contiguous elements (any other strides).
-bool attention_covers(const AttentionArgs& args);
-void scaled_dot_product_attention(const AttentionArgs& args, const AttentionPieces& pieces);
-// ---- fused decoder helpers and softmax backward (rms_norm.cpp, rotary_embedding.cpp, silu_mul.cpp,
-// softmax_backward.cpp). Each covers f32 / bf16 / f16 with every operand of one dtype and unit stride along
-// the last dim (rotary and rms_norm accept any outer strides; silu_mul and the backward want contiguous).
 
-using RmsNormRowFn = void (*)(const RmsNormRow&, RowType, int64_t, double);
-bool rms_norm_covers(const RmsNormArgs& args);
-void rms_norm(const RmsNormArgs& args, RmsNormRowFn row);
-// channel_rms_norm of contiguous x and out (channel_rms_norm.cpp): runs of positions in parallel.
-using ChannelNormFn = void (*)(const ChannelNormRun&, RowType, int64_t, int64_t, double, bool);
-bool channel_rms_norm_covers(const ChannelNormArgs& args);
-void channel_rms_norm(const ChannelNormArgs& args, ChannelNormFn run);
-
-using RotaryRowFn = void (*)(const RotaryRow&, RowType, int64_t, int64_t, bool);
-bool rotary_embedding_covers(const RotaryArgs& args);
-void rotary_embedding(const RotaryArgs& args, RotaryRowFn row);
-
-// ---- the decode step's selections and gather (select.cpp): topk and argmax over contiguous last-dim rows of
-// f32 / bf16 / f16 in the reference's order; embedding rows copied as they are.
-bool topk_covers(const TopkArgs& args);
-void topk(const TopkArgs& args);
-bool argmax_covers(const ArgmaxArgs& args);
-void argmax(const ArgmaxArgs& args);
-bool embedding_covers(const EmbeddingArgs& args);
-void embedding(const EmbeddingArgs& args);
-
-// upsample_nearest for integer factors on inputs dense in their spatial dims (upsample_nearest.cpp): each
-// input row widened once, then copied to the output rows it fills.
-bool upsample_nearest_covers(const UpsampleArgs& args);
-void upsample_nearest(const UpsampleArgs& args);
-
-using SiluMulFn = void (*)(const void*, const void*, void*, RowType, int64_t);
-bool silu_mul_covers(const BinaryArgs& args);
-void silu_mul(const BinaryArgs& args, SiluMulFn fn);
-
-struct SoftmaxBackwardPieces {
-  double (*dot)(const void*, const void*, RowType, int64_t, bool);
-  void (*write)(const void*, const void*, void*, RowType, int64_t, double, bool);
-};
-bool softmax_backward_covers(const SoftmaxBackwardArgs& args);
-void softmax_backward(const SoftmaxBackwardArgs& args, bool log, const SoftmaxBackwardPieces& pieces);
 // grouped_mm and moe_experts: f32 or bf16 with K-contiguous rows of A and B^T (a checkpoint's [out, in]
 // weights, passed to grouped_mm as the transposed view; moe_experts' experts may also be fp8 e4m3fn with
 // 128x128 block scales); other layouts fall back to the generic tier. Groups (experts) of a few rows
@@ -104,16 +35,18 @@ struct GemvPieces {
   GemvRowsFn rows;
   bool (*pairs_fast)();
 };
+#define FOURFOLD_GEMV_PIECES(isa) \
+  cpu::GemvPieces { &cpu::isa::gemv_rows, &cpu::isa::gemv_pairs_fast }
 struct GroupedPieces {
   DotTileFn dot;
   GemvPieces gemv;
   GemmPieces gemm;
   SiluMulFn silu_mul;   // moe_experts' silu(gate) * up
 };
-bool grouped_mm_covers(const GroupedMmArgs& args);
-void grouped_mm(const GroupedMmArgs& args, const GroupedPieces& pieces);
-bool moe_experts_covers(const MoeExpertsArgs& args);
-void moe_experts(const MoeExpertsArgs& args, const GroupedPieces& pieces);
+#define FOURFOLD_GROUPED_PIECES(isa)                                                                      \
+  cpu::GroupedPieces {                                                                                    \
+    &cpu::isa::dot_tile, FOURFOLD_GEMV_PIECES(isa), FOURFOLD_GEMM_PIECES(isa), &cpu::isa::silu_mul        \
+  }
 // Decode GEMV (kernels/gemv.cpp), shared by linear / scaled_linear with M <= 8, scaled_mm with small M and
 // grouped_mm's small groups.
 // The plan's N rows split over the threads in one parallel region.
@@ -144,7 +77,8 @@ int e4m3_activation_exponent(const float* x, int64_t count);
 bool linear_decode_covers(const LinearArgs& args);
 void linear_decode(const LinearArgs& args, const GemvPieces& gemv);
 
-// a [M <= 8, K] fp8 (any strides) against b [K, N] fp8 with K contiguous (b = W^T), every recipe.
+// ---- scaled_mm (scaled_mm.cpp picks the route): a [M <= 8, K] fp8 (any strides) against b [K, N] fp8 with K
+// contiguous (b = W^T), every recipe.
 bool scaled_mm_decode_covers(const ScaledMmArgs& args);
 void scaled_mm_decode(const ScaledMmArgs& args, const GemvPieces& gemv);
 // Every other scaled_mm (more rows, or b N-contiguous): the packed GEMM with both fp8 operands scaled while

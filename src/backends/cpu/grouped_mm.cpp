@@ -11,6 +11,7 @@
 
 #include "backends/cpu/balanced.h"
 #include "backends/cpu/cpu_ops.h"
+#include "backends/cpu/cpu_registration.h"
 #include "fourfold/dtype.h"
 
 namespace fourfold::cpu {
@@ -91,8 +92,6 @@ struct Tile {
 GemmProblem gemm_problem(const Gemm& p, RowType in, RowType out) {
   return {p.m, p.n, p.k, {p.a, in, p.lda, 1}, {p.b, in, 1, p.ldb}, {p.out, out, p.o_rs, p.o_cs, nullptr, RowType::f32, 0}};
 }
-
-}  // namespace
 
 bool grouped_mm_covers(const GroupedMmArgs& a) {
   const DType t = a.a.dtype();
@@ -187,5 +186,12 @@ void grouped_mm(const GroupedMmArgs& args, const GroupedPieces& pieces) {
     }
   });
 }
+
+}  // namespace
+
+#define ENTRIES(isa)                                                    \
+  static constexpr GroupedPieces pieces = FOURFOLD_GROUPED_PIECES(isa); \
+  t.grouped_mm = {[](const GroupedMmArgs& a) { grouped_mm(a, pieces); }, &grouped_mm_covers};
+FOURFOLD_CPU_KERNELS(grouped_mm, ENTRIES)
 
 }  // namespace fourfold::cpu

@@ -2,9 +2,11 @@
 // grad_x = g W, grad_weight = g^T x (g read through swapped strides, nothing transposed in memory), and
 // grad_bias = ones[1, M] g, the column sums as a one-row GEMM (wasting the register tile's other rows, which
 // costs 2 M N flops per row: small next to the 4 M N K of the other two).
-#include "backends/cpu/cpu_ops.h"
+#include "backends/cpu/cpu_registration.h"
+#include "backends/cpu/gemm.h"
 
 namespace fourfold::cpu {
+namespace {
 
 bool linear_backward_covers(const LinearBackwardArgs& a) {
   const DType t = a.x.dtype();
@@ -25,5 +27,12 @@ void linear_backward(const LinearBackwardArgs& a, const GemmPieces& pieces) {
                          a.grad_bias->stride(0), nullptr, RowType::f32, 0}});
   gemm(problems, pieces);
 }
+
+}  // namespace
+
+#define ENTRIES(isa)                                            \
+  static constexpr GemmPieces gemm = FOURFOLD_GEMM_PIECES(isa); \
+  t.linear_backward = {[](const LinearBackwardArgs& a) { linear_backward(a, gemm); }, &linear_backward_covers};
+FOURFOLD_CPU_KERNELS(linear_backward, ENTRIES)
 
 }  // namespace fourfold::cpu

@@ -8,11 +8,14 @@
 #include <algorithm>
 #include <map>
 
-#include "backends/cpu/cpu_ops.h"
+#include "backends/cpu/cpu_registration.h"
+#include "backends/cpu/gemm.h"
 #include "fourfold/parallel.h"
 
 namespace fourfold::cpu {
 namespace {
+
+using MatmulRowsFn = void (*)(const MatmulRowsPlan&, int64_t, int64_t);
 
 bool real_type(DType t) { return t == DType::f32 || t == DType::bf16 || t == DType::f16; }
 
@@ -73,8 +76,7 @@ void matmul_small_m(const MatmulArgs& args, int64_t m, int64_t n, int64_t k, int
   });
 }
 
-}  // namespace
-
+// Real f32 / bf16 / f16 and complex64, any strides and broadcast batches.
 bool matmul_covers(const MatmulArgs& a) {
   const DType t = a.a.dtype();
   if (t == DType::complex64) return a.out.size(-1) <= 1 || a.out.stride(-1) == 1;
@@ -123,5 +125,12 @@ void matmul(const MatmulArgs& args, const GemmPieces& pieces, MatmulRowsFn rows)
   }
   gemm(problems, pieces);
 }
+
+}  // namespace
+
+#define ENTRIES(isa)                                            \
+  static constexpr GemmPieces gemm = FOURFOLD_GEMM_PIECES(isa); \
+  t.matmul = {[](const MatmulArgs& a) { matmul(a, gemm, &isa::matmul_rows); }, &matmul_covers};
+FOURFOLD_CPU_KERNELS(matmul, ENTRIES)
 
 }  // namespace fourfold::cpu

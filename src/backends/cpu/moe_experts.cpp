@@ -17,6 +17,7 @@
 
 #include "backends/cpu/balanced.h"
 #include "backends/cpu/cpu_ops.h"
+#include "backends/cpu/cpu_registration.h"
 #include "backends/cpu/float_rows.h"
 #include "fourfold/dtype.h"
 #include "fourfold/parallel.h"
@@ -195,8 +196,6 @@ struct UpTile {
   bool gemm;
   int64_t expert, r0, r1, i0, i1;   // rows: absolute (sorted) row indices
 };
-
-}  // namespace
 
 bool moe_experts_covers(const MoeExpertsArgs& a) {
   const DType t = a.x.dtype();
@@ -382,5 +381,12 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
     }
   });
 }
+
+}  // namespace
+
+#define ENTRIES(isa)                                                    \
+  static constexpr GroupedPieces pieces = FOURFOLD_GROUPED_PIECES(isa); \
+  t.moe_experts = {[](const MoeExpertsArgs& a) { moe_experts(a, pieces); }, &moe_experts_covers};
+FOURFOLD_CPU_KERNELS(moe_experts, ENTRIES)
 
 }  // namespace fourfold::cpu

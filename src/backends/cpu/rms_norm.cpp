@@ -1,17 +1,18 @@
 // Dedicated rms_norm / add_rms_norm: rows in parallel, each row's passes in kernels/rms_norm.cpp.
 #include <algorithm>
 
-#include "backends/cpu/cpu_ops.h"
+#include "backends/cpu/cpu_registration.h"
+#include "backends/cpu/kernel_types.h"
+#include "backends/cpu/kernels/rms_norm.h"
 #include "fourfold/parallel.h"
 
 namespace fourfold::cpu {
 namespace {
 
+using RmsNormRowFn = void (*)(const RmsNormRow&, RowType, int64_t, double);
+
 bool float_type(DType t) { return t == DType::f32 || t == DType::bf16 || t == DType::f16; }
 bool unit_inner(const Tensor& t) { return t.size(1) <= 1 || t.stride(1) == 1; }
-
-}  // namespace
-
 
 bool rms_norm_covers(const RmsNormArgs& a) {
   const DType t = a.x.dtype();
@@ -37,5 +38,11 @@ void rms_norm(const RmsNormArgs& a, RmsNormRowFn row) {
     }
   });
 }
+
+}  // namespace
+
+#define ENTRIES(isa)                                                                             \
+  t.rms_norm = {[](const RmsNormArgs& a) { rms_norm(a, &isa::rms_norm_row); }, &rms_norm_covers};
+FOURFOLD_CPU_KERNELS(rms_norm, ENTRIES)
 
 }  // namespace fourfold::cpu

@@ -3,11 +3,15 @@
 #include <algorithm>
 #include <vector>
 
-#include "backends/cpu/cpu_ops.h"
+#include "backends/cpu/cpu_registration.h"
+#include "backends/cpu/kernel_types.h"
+#include "backends/cpu/kernels/rotary.h"
 #include "fourfold/parallel.h"
 
 namespace fourfold::cpu {
 namespace {
+
+using RotaryRowFn = void (*)(const RotaryRow&, RowType, int64_t, int64_t, bool);
 
 bool unit_last(const Tensor& t) { return t.size(-1) <= 1 || t.stride(-1) == 1; }
 
@@ -35,8 +39,6 @@ struct RowWalk {
   }
 };
 
-}  // namespace
-
 bool rotary_embedding_covers(const RotaryArgs& a) {
   const DType t = a.x.dtype();
   const bool same = a.cos.dtype() == t && a.sin.dtype() == t && a.out.dtype() == t;
@@ -60,5 +62,11 @@ void rotary_embedding(const RotaryArgs& a, RotaryRowFn row) {
     }
   });
 }
+
+}  // namespace
+
+#define ENTRIES(isa)                                                                                                  \
+  t.rotary_embedding = {[](const RotaryArgs& a) { rotary_embedding(a, &isa::rotary_row); }, &rotary_embedding_covers};
+FOURFOLD_CPU_KERNELS(rotary_embedding, ENTRIES)
 
 }  // namespace fourfold::cpu

@@ -16,13 +16,19 @@
 #include <memory>
 #include <vector>
 
-#include "backends/cpu/cpu_ops.h"
+#include "backends/cpu/cpu_registration.h"
 #include "backends/cpu/float_rows.h"
+#include "backends/cpu/kernel_types.h"
 #include "fourfold/dtype.h"
 #include "fourfold/parallel.h"
 
 namespace fourfold::cpu {
 namespace {
+
+// The level's attention tile (kernels/kernels.h).
+struct AttentionPieces {
+  void (*tile)(const AttnTile&);
+};
 
 constexpr float kInf = std::numeric_limits<float>::infinity();
 constexpr int64_t kMinChunkKeys = 512;   // keys below which a chunk's merge costs more than its parallelism gains
@@ -234,8 +240,6 @@ class Attention {
   std::unique_ptr<std::atomic<int64_t>[]> remaining_;   // chunks left per tile
 };
 
-}  // namespace
-
 // f32, bf16 or f16 throughout; K and V rows with contiguous elements (any row, head and batch strides: a
 // narrowed cache qualifies). Anything else falls to the generic tier.
 bool attention_covers(const AttentionArgs& a) {
@@ -249,5 +253,13 @@ void scaled_dot_product_attention(const AttentionArgs& a, const AttentionPieces&
   if (a.out.numel() == 0) return;
   Attention(a, pieces).run();
 }
+
+}  // namespace
+
+#define ENTRIES(isa)                                                                                         \
+  static constexpr AttentionPieces pieces{&isa::attention_tile};                                             \
+  t.scaled_dot_product_attention = {[](const AttentionArgs& a) { scaled_dot_product_attention(a, pieces); }, \
+                                    &attention_covers};
+FOURFOLD_CPU_KERNELS(scaled_dot_product_attention, ENTRIES)
 
 }  // namespace fourfold::cpu

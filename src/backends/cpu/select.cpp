@@ -8,7 +8,7 @@
 #include <limits>
 #include <vector>
 
-#include "backends/cpu/cpu_ops.h"
+#include "backends/cpu/cpu_registration.h"
 #include "fourfold/dtype.h"
 #include "fourfold/parallel.h"
 
@@ -63,8 +63,6 @@ BlockMax block_max(const float* v, int64_t m) {
   }
   return out;
 }
-
-}  // namespace
 
 bool topk_covers(const TopkArgs& a) {
   return float_row_type(a.x.dtype()) && a.x.dim() >= 1 && a.dim == a.x.dim() - 1 && a.x.is_contiguous() &&
@@ -161,5 +159,13 @@ void embedding(const EmbeddingArgs& a) {
                  }
                });
 }
+
+}  // namespace
+
+#define ENTRIES(isa)                            \
+  t.topk = {&topk, &topk_covers};               \
+  t.argmax = {&argmax, &argmax_covers};         \
+  t.embedding = {&embedding, &embedding_covers};
+FOURFOLD_CPU_KERNELS(select, ENTRIES)
 
 }  // namespace fourfold::cpu

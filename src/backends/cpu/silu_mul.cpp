@@ -1,10 +1,13 @@
 // Dedicated silu_mul: contiguous operands in chunks over the threads, each chunk one pass (kernels/silu_mul.cpp).
 #include <algorithm>
 
-#include "backends/cpu/cpu_ops.h"
+#include "backends/cpu/cpu_registration.h"
+#include "backends/cpu/kernel_types.h"
+#include "backends/cpu/kernels/silu_mul.h"
 #include "fourfold/parallel.h"
 
 namespace fourfold::cpu {
+namespace {
 
 bool silu_mul_covers(const BinaryArgs& a) {
   const DType t = a.out.dtype();
@@ -26,5 +29,11 @@ void silu_mul(const BinaryArgs& a, SiluMulFn fn) {
     fn(g + start * es, u + start * es, out + start * es, type, stop - start);
   });
 }
+
+}  // namespace
+
+#define ENTRIES(isa)                                                                        \
+  t.silu_mul = {[](const BinaryArgs& a) { silu_mul(a, &isa::silu_mul); }, &silu_mul_covers};
+FOURFOLD_CPU_KERNELS(silu_mul, ENTRIES)
 
 }  // namespace fourfold::cpu

@@ -3,11 +3,19 @@
 #include <cmath>
 #include <limits>
 
-#include "backends/cpu/cpu_ops.h"
+#include "backends/cpu/cpu_registration.h"
+#include "backends/cpu/kernel_types.h"
 #include "fourfold/parallel.h"
 
 namespace fourfold::cpu {
 namespace {
+
+// The level's softmax loops (kernels/kernels.h).
+struct SoftmaxPieces {
+  RowStats (*stats)(const void*, RowType, int64_t, float*, float*);
+  void (*write)(const void*, void*, RowType, int64_t, float, float, bool, bool);
+  void (*write_kept)(const float*, const float*, void*, RowType, int64_t, float, float, bool);
+};
 
 constexpr int64_t kSplitMin = 16384;   // elements of a row below which splitting it costs more than it gains
 constexpr int kMaxChunks = 64;
@@ -35,8 +43,7 @@ Finish finish(const RowStats& st, bool log) {
   return {static_cast<float>(log ? std::log(st.sum) : 1.0 / st.sum), nan};
 }
 
-}  // namespace
-
+// Contiguous rows along the last dim, f32 / bf16 / f16.
 bool softmax_covers(const SoftmaxArgs& a) {
   const DType t = a.x.dtype();
   return (t == DType::f32 || t == DType::bf16 || t == DType::f16) && a.dim == a.x.dim() - 1 && a.x.is_contiguous() &&
@@ -111,5 +118,13 @@ void softmax(const SoftmaxArgs& a, bool log, const SoftmaxPieces& k) {
     });
   }
 }
+
+}  // namespace
+
+#define ENTRIES(isa)                                                                                         \
+  static constexpr SoftmaxPieces pieces{&isa::softmax_stats, &isa::softmax_write, &isa::softmax_write_kept}; \
+  t.softmax = {[](const SoftmaxArgs& a) { softmax(a, false, pieces); }, &softmax_covers};                    \
+  t.log_softmax = {[](const SoftmaxArgs& a) { softmax(a, true, pieces); }, &softmax_covers};
+FOURFOLD_CPU_KERNELS(softmax, ENTRIES)
 
 }  // namespace fourfold::cpu

@@ -2,16 +2,22 @@
 // threads (each chunk's partial dot product summed, then the chunks written in parallel), as the forward.
 #include <algorithm>
 
-#include "backends/cpu/cpu_ops.h"
+#include "backends/cpu/cpu_registration.h"
+#include "backends/cpu/kernel_types.h"
+#include "backends/cpu/kernels/softmax_backward.h"
 #include "fourfold/parallel.h"
 
 namespace fourfold::cpu {
 namespace {
 
+// The level's backward passes (kernels/softmax_backward.h).
+struct SoftmaxBackwardPieces {
+  double (*dot)(const void*, const void*, RowType, int64_t, bool);
+  void (*write)(const void*, const void*, void*, RowType, int64_t, double, bool);
+};
+
 constexpr int64_t kSplitMin = 16384;   // elements of a row below which splitting it costs more than it gains
 constexpr int kMaxChunks = 64;
-
-}  // namespace
 
 bool softmax_backward_covers(const SoftmaxBackwardArgs& a) {
   const DType t = a.out.dtype();
@@ -63,5 +69,15 @@ void softmax_backward(const SoftmaxBackwardArgs& a, bool log, const SoftmaxBackw
     });
   }
 }
+
+}  // namespace
+
+#define ENTRIES(isa)                                                                                        \
+  static constexpr SoftmaxBackwardPieces pieces{&isa::softmax_backward_dot, &isa::softmax_backward_write}; \
+  t.softmax_backward = {[](const SoftmaxBackwardArgs& a) { softmax_backward(a, false, pieces); },           \
+                        &softmax_backward_covers};                                                          \
+  t.log_softmax_backward = {[](const SoftmaxBackwardArgs& a) { softmax_backward(a, true, pieces); },        \
+                            &softmax_backward_covers};
+FOURFOLD_CPU_KERNELS(softmax_backward, ENTRIES)
 
 }  // namespace fourfold::cpu

@@ -4,11 +4,10 @@
 #include <cstring>
 #include <vector>
 
-#include "backends/cpu/cpu_ops.h"
+#include "backends/cpu/cpu_registration.h"
 #include "fourfold/parallel.h"
 
 namespace fourfold::cpu {
-
 namespace {
 
 // Dims from `first` on laid out as a contiguous tensor of their shape, whatever strides size-1 dims carry.
@@ -23,8 +22,6 @@ bool dense(const Tensor& t, int first = 0) {
   }
   return true;
 }
-
-}  // namespace
 
 bool upsample_nearest_covers(const UpsampleArgs& a) {
   if (!dense(a.x, 2) || !dense(a.out) || a.x.dim() < 3) return false;
@@ -84,5 +81,11 @@ void upsample_nearest(const UpsampleArgs& a) {
     }
   });
 }
+
+}  // namespace
+
+#define ENTRIES(isa)                                                 \
+  t.upsample_nearest = {&upsample_nearest, &upsample_nearest_covers};
+FOURFOLD_CPU_KERNELS(upsample_nearest, ENTRIES)
 
 }  // namespace fourfold::cpu

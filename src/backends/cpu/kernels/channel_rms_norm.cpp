@@ -5,6 +5,7 @@
 // channels-last copy, the norm's rows and the copy back (and silu's pass) that the composition makes.
 #include <algorithm>
 
+#include "backends/cpu/kernels/channel_rms_norm.h"
 #include "backends/cpu/kernels/vec.h"
 
 namespace fourfold::cpu::FOURFOLD_ISA_NAMESPACE {

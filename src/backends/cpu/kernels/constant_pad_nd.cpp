@@ -1,7 +1,7 @@
 // constant_pad_nd rows, compiled once per ISA: each output row is fill, copy, fill, every element written once.
 #include <cstring>
 
-#include "backends/cpu/kernels/kernels.h"
+#include "backends/cpu/kernels/constant_pad_nd.h"
 
 namespace fourfold::cpu::FOURFOLD_ISA_NAMESPACE {
 namespace {

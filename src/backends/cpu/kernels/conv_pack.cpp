@@ -1,10 +1,11 @@
-// conv's B packer, compiled once per ISA: the implicit im2col matrix of kernels.h's ConvGather, written
+// conv's B packer, compiled once per ISA: the implicit im2col matrix of conv_pack.h's ConvGather, written
 // straight into the GEMM's B panel layout (gemm.cpp's pack_panels / pack_pair_panels), so that conv runs on
 // the packed GEMM's own blocks and register tile.
 //
 // A panel is gemm_nr() consecutive output positions; they split into runs that lie on one output row (same
 // t and h), and along a run the input positions advance by the stride, so a panel row (one tap) is a few
 // contiguous (stride 1) or strided copies, with zeros where the window reaches into the padding.
+#include "backends/cpu/kernels/conv_pack.h"
 #include "backends/cpu/kernels/vec.h"
 
 namespace fourfold::cpu::FOURFOLD_ISA_NAMESPACE {

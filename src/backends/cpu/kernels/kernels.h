@@ -1,37 +1,20 @@
 // The per-ISA kernels of the dedicated CPU tier: plain-data plans in, one declaration set per ISA namespace.
+// This header holds the basic types (RowType, ...) and the pieces several ops share (GEMM, GEMV, dot tiles,
+// attention, softmax); an op's own loop is declared in its own header beside this one (constant_pad_nd.h,
+// rms_norm.h, ...): the plan it reads and, for every level of FOURFOLD_CPU_ISA_LIST, its function in
+// namespace fourfold::cpu::<level>. A new op's loop adds such a header and leaves this one alone.
 //
 // Each kernels/*.cpp is compiled once per ISA (CMakeLists.txt, fourfold_cpu_isa) with
-// FOURFOLD_ISA_NAMESPACE set to the level's name and that level's -m flags. Those files include only this
-// header and the C/C++ library: an inline function from a shared header (Tensor, std::function, ...) compiled
-// with -mavx512f could be the copy the linker keeps for every caller, so the planning, the Tensor access and
-// the threading stay in the baseline-compiled callers (../constant_pad_nd.cpp, ../softmax.cpp).
+// FOURFOLD_ISA_NAMESPACE set to the level's name and that level's -m flags. Those files include only the
+// kernel headers (this one, vec.h, the per-op ones) and the C/C++ library: an inline function from a shared
+// header (Tensor, std::function, ...) compiled with -mavx512f could be the copy the linker keeps for every
+// caller, so the planning, the Tensor access and the threading stay in the baseline-compiled callers
+// (../constant_pad_nd.cpp, ../softmax.cpp).
 #pragma once
 
 #include <cstdint>
 
 namespace fourfold::cpu {
-
-inline constexpr int kPadMaxRank = 8;
-
-// constant_pad_nd after dims are coalesced: the output (contiguous) is rows of out_size[rank-1] elements;
-// dim d of the output maps to input index o - before[d] when that lies in [0, in_size[d]).
-struct PadPlan {
-  int rank;                       // >= 1
-  int elem_size;                  // 1, 2, 4 or 8 bytes
-  int64_t out_size[kPadMaxRank];
-  int64_t in_size[kPadMaxRank];
-  int64_t before[kPadMaxRank];    // negative: cropped
-  int64_t in_stride[kPadMaxRank]; // elements
-  const uint8_t* in;              // element [0, ..., 0] of the input
-  uint8_t* out;                   // element [0, ..., 0] of the output
-  uint64_t fill;                  // the fill value's bytes (low elem_size bytes)
-  // -1, or an outer dim whose input stride is 1 while the row's is not (channels-last): then the work items
-  // are tiles of kPadTileBytes / elem_size consecutive rows along that dim, read across and written along.
-  int tile_dim;
-};
-
-// Bytes of input per row index in one tile of the tiled layout: a tile is kPadTileBytes / elem_size rows.
-inline constexpr int64_t kPadTileBytes = 64;
 
 // Element types of rows, GEMM operands and decode GEMV weights (fp8 only as GEMM operands and weights). The
 // one mapping from a dtype is backends/cpu/kernel_types.h.
@@ -94,21 +77,6 @@ struct GemmOut {
   bool bias_by_row = false;       // bias[r * bias_stride] instead (conv: one bias per output channel = row)
 };
 
-// ---- conv2d / conv3d as an implicit GEMM (kernels/conv_pack.cpp): per batch element, out[o, p] = sum_q
-// w[o, q] col(q, p), where q = ((c * K0 + k0) * K1 + k1) * K2 + k2 runs over the input channels and kernel
-// taps (the weight's own [O, C * K0 * K1 * K2] layout), p over the flattened output positions, and col(q, p)
-// is the input element under tap q of output p's window (zero in the padding). The B panels are gathered
-// from the input window while packing: no im2col matrix exists. conv2d is the kConvDims case with a leading
-// dim of size 1.
-inline constexpr int kConvDims = 3;
-struct ConvGather {
-  const uint8_t* x;                 // element [n, 0, 0, 0, 0] of this batch element's input
-  RowType type;                     // f32, bf16 or f16
-  int64_t c_stride;                 // elements between input channels
-  int64_t in_size[kConvDims], in_stride[kConvDims];
-  int64_t out_size[kConvDims];
-  int64_t kernel[kConvDims], stride[kConvDims], padding[kConvDims], dilation[kConvDims];
-};
 // ---- scaled_dot_product_attention: one tile of query rows (sharing one KV head) against a range of keys,
 // with online softmax. K and V rows are read through a row stride (a narrowed KV cache) a block of
 // kAttnKeyBlock keys at a time, and each block's scores are folded into the rows' running state.
@@ -153,34 +121,6 @@ inline int64_t attn_scratch_floats(int64_t e_pad, int64_t ev_pad) {
                           kAttnMaxRows * (e_pad + 16) / 2 + 6 * 16;
   return decode > general ? decode : general;
 }
-
-// One row of rms_norm (kernels/rms_norm.cpp): h = x (+ residual), sum_out = h rounded to the row's type when
-// given, out = h * (mean(h^2) + eps)^(-1/2) * weight. Pointers to element 0 of the row, elements contiguous;
-// residual, weight and sum_out may be null.
-// A run of positions of a channel-first tensor (kernels/channel_rms_norm.cpp): x and out at channel 0 of the
-// run's first position, channel c `stride` elements further on; weight [C] or null.
-struct ChannelNormRun {
-  const void* x;
-  const void* weight;
-  void* out;
-  int64_t stride;
-};
-
-struct RmsNormRow {
-  const void* x;
-  const void* residual;
-  const void* weight;
-  void* out;
-  void* sum_out;
-};
-
-// One row of rotary_embedding (kernels/rotary.cpp): x and out [d] (out may be x), cos and sin [half].
-struct RotaryRow {
-  const void* x;
-  const void* cos;
-  const void* sin;
-  void* out;
-};
 
 // grouped_mm and moe_experts: one tile of out[m, n] = sum_k a[m, k] * bt[n, k] over K-contiguous rows of A
 // and of B^T (a checkpoint's [out, in] weight rows), accumulated in f32, written to an f32 tile.
@@ -281,8 +221,6 @@ struct MatmulRowsPlan {
 
 #define FOURFOLD_CPU_DECLARE(isa)                                                                        \
   namespace isa {                                                                                        \
-  /* Writes work items [begin, end) of the plan (rows, or tiles), each element once. */                                \
-  void pad_rows(const PadPlan& plan, int64_t row_begin, int64_t row_end);                                \
   /* Statistics of x[0, n). With kept non-null (softmax_kept_floats(n) floats each) also keeps what the     \
      sum added: kept[i] = exp(x[i] - shift), and each block's shift in `shifts`, for softmax_write_kept. */ \
   RowStats softmax_stats(const void* x, RowType type, int64_t n, float* kept, float* shifts);            \
@@ -338,28 +276,8 @@ struct MatmulRowsPlan {
   void gemm_pack_direct(const GemmOperand& a, int64_t m0, int64_t rows, int64_t k, float* dst, float* split); \
   void gemm_tile_direct(const DirectRows& x, const GemmOperand& b, int64_t n0, int64_t n1, int64_t k,     \
                         float* c, int64_t ldc);                                                           \
-  /* conv: the panels gemm_pack_b (pairs: gemm_pack_b_pairs, bf16 only) would write for rows [k0, k0 + kc) \
-     and columns [n0, n0 + nc) of the implicit im2col matrix of `gather` (a ConvGather). */                 \
-  void conv_pack_b(const void* gather, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst);      \
-  void conv_pack_b_pairs(const void* gather, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst); \
   /* scaled_dot_product_attention: folds keys [key_begin, key_end) into the tile's running state. */    \
   void attention_tile(const AttnTile& tile);                                                             \
-  /* ---- fused decoder helpers and softmax backward (rms_norm.cpp, rotary.cpp, silu_mul.cpp,            \
-     softmax_backward.cpp) */                                                                            \
-  void rms_norm_row(const RmsNormRow& row, RowType type, int64_t d, double eps);                         \
-  /* channel_rms_norm over `positions` positions of `channels` channels each (silu: fused, of the value   \
-     rounded to the type). */                                                                             \
-  void channel_rms_norm_run(const ChannelNormRun& run, RowType type, int64_t channels, int64_t positions,  \
-                            double eps, bool silu);                                                       \
-  /* Rotates the pairs of R = 2 * half elements, copies [R, d) when out is not x. */                      \
-  void rotary_row(const RotaryRow& row, RowType type, int64_t half, int64_t d, bool interleaved);        \
-  /* out[i] = gate[i] / (1 + exp(-gate[i])) * up[i]. */                                                  \
-  void silu_mul(const void* gate, const void* up, void* out, RowType type, int64_t n);                   \
-  /* sum(g * y) (softmax) or sum(g) (log_softmax) over [0, n), in double. */                             \
-  double softmax_backward_dot(const void* g, const void* y, RowType type, int64_t n, bool log);          \
-  /* gi = y * (g - dot) (softmax) or g - exp(y) * dot (log_softmax). */                                  \
-  void softmax_backward_write(const void* g, const void* y, void* gi, RowType type, int64_t n, double dot, \
-                              bool log);                                                                 \
   /* grouped_mm, moe_experts: the whole tile t (k == 0 writes zeros). */                                 \
   void dot_tile(const DotTile& t);                                                                       \
   /* Small-M matmul: out[:, j] for the columns j in [n0, n1) (n1 - n0 <= kMatmulRowsTile floats' worth). */ \

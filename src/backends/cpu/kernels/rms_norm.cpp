@@ -1,6 +1,7 @@
 // rms_norm rows, compiled once per ISA: with a residual, one pass forms h = x + residual, stores it (the
 // decoder's next residual) and accumulates sum(h^2) from the stored, rounded value; a second pass over the
 // row (in cache) writes h * inv_rms * weight. Without one the first pass only accumulates.
+#include "backends/cpu/kernels/rms_norm.h"
 #include "backends/cpu/kernels/vec.h"
 
 namespace fourfold::cpu::FOURFOLD_ISA_NAMESPACE {

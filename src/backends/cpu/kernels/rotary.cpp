@@ -2,6 +2,7 @@
 // so out may be x (the in-place rotary_embedding_). half_split pairs (i, i + half) are two plain vector
 // streams; interleaved pairs (2i, 2i + 1) are two x vectors against one cos / sin vector whose lanes are
 // duplicated by a shuffle, the partner lane swapped in by another.
+#include "backends/cpu/kernels/rotary.h"
 #include "backends/cpu/kernels/vec.h"
 
 namespace fourfold::cpu::FOURFOLD_ISA_NAMESPACE {

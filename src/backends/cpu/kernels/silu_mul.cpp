@@ -1,5 +1,6 @@
 // silu(gate) * up in one pass, compiled once per ISA: x / (1 + exp(-x)) * u, PyTorch's form of silu, so that
 // silu(-inf) is -inf / inf = NaN as on the other tiers.
+#include "backends/cpu/kernels/silu_mul.h"
 #include "backends/cpu/kernels/vec.h"
 
 namespace fourfold::cpu::FOURFOLD_ISA_NAMESPACE {

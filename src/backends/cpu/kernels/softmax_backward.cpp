@@ -1,5 +1,6 @@
 // softmax / log_softmax backward rows, compiled once per ISA: one read pass for the row's dot product (or sum),
 // one pass that writes the gradient; the caller may split a long row into chunks between the two.
+#include "backends/cpu/kernels/softmax_backward.h"
 #include "backends/cpu/kernels/vec.h"
 
 namespace fourfold::cpu::FOURFOLD_ISA_NAMESPACE {

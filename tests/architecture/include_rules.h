@@ -63,7 +63,7 @@ inline const std::set<std::string>& cpu_headers_for_generic() {
 
 // Headers generated into the build folder, not in the tree.
 inline const std::set<std::string>& generated_headers() {
-  static const std::set<std::string> headers = {"git_commit.h"};
+  static const std::set<std::string> headers = {"git_commit.h", "registry_op_cases.h"};
   return headers;
 }
 

@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 
+#include "check/bench_inputs.h"
+#include "check/op_cost.h"
 #include "check/op_timer.h"
 #include "check/roofline_probes.h"
 #include "check/suites.h"
@@ -16,33 +18,7 @@
 
 namespace fourfold {
 
-// What an op must move and compute at the least: each input read once, each output written once (bytes of
-// the logical tensors in their dtypes; a strided input counts its elements, not the buffer around them),
-// and 2 flops per multiply-add of the matrix products it contains. Elementwise work (exp, max, the bias
-// add, scaling) is not counted: ops without a matrix product have flops = 0 and their roofline is bandwidth.
-// Per op (s = element size):
-//   linear                   read (M*K + N*K [+ N]) * s, write M*N * s, flops 2*M*N*K
-//   softmax                  read R*C * s, write R*C * s
-//   constant_pad_nd          read numel(x) * s, write numel(out) * s
-//   grouped_mm (moe)         read (A*K + G_active*K*N) * s + 4*G, write A*N * s, flops 2*A*N*K, where A = tokens*top_k
-//                            rows and G_active = experts with at least one row (an idle expert's weights need
-//                            not be read)
-//   moe_experts (moe)        read (T*H + 3*G_active*I*H) * s + 4*(2*A + G), write T*H * s, flops 6*A*I*H
-//                            (T tokens, the case's k = H and n = I; the h = silu(gate) * up temporary is not
-//                            counted: it stays in the caches)
-//   scaled_dot_product_attn  read (q + k + v) * s (k, v once: GQA shares them), write out * s,
-//                            flops 2 * B * Hq * P * (E + Ev), P = attended (query, key) pairs (L*S without a
-//                            mask; causal counts only the pairs the mask keeps)
-//   scaled_mm (fp8)          read M*K + N*K bytes + 4 * (scale elements), write M*N * out size, flops 2*M*N*K
-struct OpCost {
-  double bytes_read = 0.0;
-  double bytes_written = 0.0;
-  double flops = 0.0;
-  // Input bytes a row makes that the op need not read (embedding: the table rows no id picks). Not part of
-  // the roofline; counted where the inputs' size matters: rotation copies and the reference cap's work.
-  double bytes_made = 0.0;
-  double bytes() const { return bytes_read + bytes_written; }
-};
+// The least bytes and flops of a row, by its op's rule (src/check/op_cases/<op>.cpp).
 OpCost op_cost(const BenchCase& c);
 
 // The roofline of one call, from the probes of the same process:
@@ -110,15 +86,9 @@ struct BenchRow {
   bool ran() const { return skipped.empty() && error.empty(); }
 };
 
-// A benchmark input: element i is float((2 u(seed, i) - 1) * scale), u = counter_uniform, stored rounded to
-// nearest even in `dtype`. Other producers of records (python/fourfold_torch) make the same bytes from it;
-// tests/data/bench_inputs/golden.json pins both.
-Tensor bench_tensor(const Shape& shape, DType dtype, uint64_t seed, double scale = 1.0);
-
-// One case's inputs, made once from the seed, and the call that runs the op on them and returns its output.
-// float64_oracle: the same values widened to float64 (FP8 operands stay FP8; the output is float64), which
-// is what the correctness record compares each tier's output with.
-using BenchCall = std::function<Tensor()>;
+// One case's inputs, made once from the seed, and the call that runs the op on them and returns its output
+// (its op's case file builds both). float64_oracle: the same values widened to float64 (FP8 operands stay FP8;
+// the output is float64), which is what the correctness record compares each tier's output with.
 BenchCall make_bench_call(const BenchCase& c, uint64_t seed, bool float64_oracle = false);
 
 // Never throws for a failing op: the message goes to row.error. Frees the allocator's cache afterwards.

@@ -1,5 +1,5 @@
-// The reference-tier correctness sweep: every op on seeded
-// inputs in f32, bf16 and f16, each compared with the same op run in float64 on the same (rounded) inputs.
+// The reference-tier correctness sweep: every op on seeded inputs in f32, bf16 and f16, each compared with the
+// same op run in float64 on the same (rounded) inputs. The cases are the op case files' (src/check/op_cases/).
 // The reference computes in double and rounds once, so each result must equal the float64 result rounded to
 // the output dtype: 0 ULP. Anything else is a bug in the oracle, which everything else is measured against.
 #pragma once
@@ -31,6 +31,7 @@ struct SweepOptions {
 
 std::vector<SweepRow> run_reference_sweep(const SweepOptions& options,
                                           const std::function<void(const SweepRow&)>& on_row = {});
+// The op of each case, in the order the sweep runs them (op-list order).
 std::vector<std::string> sweep_case_names();
 
 }  // namespace fourfold

@@ -11,6 +11,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "check/op_cases/op_case.h"
 #include "core/file_io.h"
 #include "fourfold/errors.h"
 #include "model/formats/bounded_json.h"
@@ -29,8 +30,6 @@ std::string join(const std::vector<std::string>& items, std::string_view sep = "
   }
   return s;
 }
-
-std::string dims(const std::vector<int64_t>& v) { return fmt::format("{}", fmt::join(v, ",")); }
 
 // Reads one suite file and says exactly which field is wrong: "suite file 'x.json': field 'shapes[3].n':
 // expected a positive integer, found -4".
@@ -136,53 +135,12 @@ class Reader {
   std::string source_;
 };
 
-// A row op's name in suite files: the op list's name of the op it times, but for the two calls that time
-// another op's kernel (add_rms_norm as rms_norm, complex_matmul as matmul).
-constexpr std::pair<RowOpKind, std::string_view> kRowOps[] = {
-    {RowOpKind::rms_norm, "rms_norm"},
-    {RowOpKind::add_rms_norm, "add_rms_norm"},
-    {RowOpKind::rotary, "rotary_embedding"},
-    {RowOpKind::silu_mul, "silu_mul"},
-    {RowOpKind::softmax_backward, "softmax_backward"},
-    {RowOpKind::pad_backward, "constant_pad_nd_backward"},
-    {RowOpKind::linear_backward, "linear_backward"},
-    {RowOpKind::complex_matmul, "complex_matmul"},
-    {RowOpKind::log_softmax, "log_softmax"},
-    {RowOpKind::log_softmax_backward, "log_softmax_backward"},
-    {RowOpKind::rms_norm_backward, "rms_norm_backward"},
-    {RowOpKind::attention_backward, "scaled_dot_product_attention_backward"},
-    {RowOpKind::layer_norm, "layer_norm"},
-    {RowOpKind::group_norm, "group_norm"},
-    {RowOpKind::channel_rms_norm, "channel_rms_norm"},
-    {RowOpKind::silu, "silu"},
-    {RowOpKind::gelu, "gelu"},
-    {RowOpKind::add, "add"},
-    {RowOpKind::mul, "mul"},
-    {RowOpKind::embedding, "embedding"},
-    {RowOpKind::topk, "topk"},
-    {RowOpKind::argmax, "argmax"},
-    {RowOpKind::upsample_nearest, "upsample_nearest"},
-};
-
+// The names a row_ops case's "op" may give: the case files that read row_ops cases.
 std::string row_op_names() {
   std::vector<std::string> names;
-  for (const auto& [kind, name] : kRowOps) names.emplace_back(name);
+  for (const OpCases& e : all_op_cases())
+    if (e.is_row_op()) names.emplace_back(e.name);
   return join(names);
-}
-
-// The fields a row op's case must give (the others default to 1).
-std::vector<const char*> row_op_fields(RowOpKind kind) {
-  switch (kind) {
-    case RowOpKind::linear_backward:
-    case RowOpKind::complex_matmul: return {"m", "n", "k"};
-    case RowOpKind::attention_backward: return {"rows", "cols", "heads", "kv_heads"};
-    case RowOpKind::embedding: return {"rows", "cols", "n"};
-    case RowOpKind::topk: return {"rows", "cols", "k"};
-    case RowOpKind::channel_rms_norm: return {"x"};
-    case RowOpKind::group_norm: return {"x", "groups"};
-    case RowOpKind::upsample_nearest: return {"x", "size"};
-    default: return {"rows", "cols"};
-  }
 }
 
 std::string describe_name(const json& entry) {
@@ -483,20 +441,6 @@ std::string_view fp8_recipe_name(Fp8Recipe recipe) {
   return "?";
 }
 
-std::string_view row_op_name(RowOpKind kind) {
-  for (const auto& [k, name] : kRowOps)
-    if (k == kind) return name;
-  return "?";
-}
-
-std::string_view row_op_dispatch(RowOpKind kind) {
-  switch (kind) {
-    case RowOpKind::add_rms_norm: return "rms_norm";
-    case RowOpKind::complex_matmul: return "matmul";
-    default: return row_op_name(kind);
-  }
-}
-
 std::string default_suites_dir() {
   if (const char* env = std::getenv("FOURFOLD_SUITES_DIR"); env != nullptr && *env != '\0') return env;
   std::vector<std::string> tried;
@@ -553,62 +497,17 @@ void for_each_case(const Reader& r, const json& j, Suite& suite, Fn&& fn) {
   for (size_t i = 0; i < cases.size(); ++i) fn(Reader::at("cases", i), cases[i]);
 }
 
-namespace {
-
-std::string row_op_shape(const RowOpCase& c) {
-  switch (c.kind) {
-    case RowOpKind::rotary: return fmt::format("x[{},{},{}] cos,sin[{},1,{}]", c.rows, c.heads, c.cols, c.rows, c.cols / 2);
-    case RowOpKind::pad_backward: return fmt::format("grad[{},{}] pads (-1,-1,-1,-1)", c.rows + 2, c.cols + 2);
-    case RowOpKind::linear_backward: return fmt::format("g[{},{}] x[{},{}] w[{},{}]", c.m, c.n, c.m, c.k, c.n, c.k);
-    case RowOpKind::complex_matmul: return fmt::format("a[{},{}] b[{},{}]", c.m, c.k, c.k, c.n);
-    case RowOpKind::attention_backward:
-      return fmt::format("q[1,{},{},{}] kv[1,{},{},{}] causal", c.heads, c.rows, c.cols, c.kv_heads, c.rows, c.cols);
-    case RowOpKind::embedding: return fmt::format("w[{},{}] idx[{}]", c.n, c.cols, c.rows);
-    case RowOpKind::topk: return fmt::format("x[{},{}] k {}", c.rows, c.cols, c.k);
-    case RowOpKind::gelu: return fmt::format("x[{},{}] tanh", c.rows, c.cols);
-    case RowOpKind::channel_rms_norm: return fmt::format("x[{}] gamma[{}] +silu", dims(c.x), c.x[1]);
-    case RowOpKind::group_norm: return fmt::format("x[{}] groups {}", dims(c.x), c.groups);
-    case RowOpKind::upsample_nearest: return fmt::format("x[{}] -> [{}]", dims(c.x), dims(c.size));
-    default: return fmt::format("x[{},{}]", c.rows, c.cols);
-  }
-}
-
-// The shape rules of the calls whose arguments are not fixed by positive sizes alone.
-void check_row_op(const Reader& r, const json& e, const std::string& path, const RowOpCase& c) {
-  switch (c.kind) {
-    case RowOpKind::attention_backward:
-      if (c.heads % c.kv_heads != 0) r.bad(path + ".kv_heads", fmt::format("a divisor of heads={}", c.heads), e["kv_heads"]);
-      break;
-    case RowOpKind::topk:
-      if (c.k > c.cols) r.bad(path + ".k", fmt::format("at most cols={}", c.cols), e["k"]);
-      break;
-    case RowOpKind::channel_rms_norm:
-    case RowOpKind::group_norm:
-      if (c.x.size() < 2) r.bad(path + ".x", "[N, C, *] (at least 2 dims)", e["x"]);
-      if (c.kind == RowOpKind::group_norm && c.x[1] % c.groups != 0)
-        r.bad(path + ".groups", fmt::format("a divisor of C={}", c.x[1]), e["groups"]);
-      break;
-    case RowOpKind::upsample_nearest:
-      if (c.x.size() < 3 || c.x.size() > 5) r.bad(path + ".x", "[N, C, *spatial] with 1 to 3 spatial dims", e["x"]);
-      if (c.size.size() + 2 != c.x.size()) r.bad(path + ".size", fmt::format("{} values, one per spatial dim", c.x.size() - 2), e["size"]);
-      break;
-    default: break;
-  }
-}
-
-}  // namespace
-
 // Suites of row ops and products: a list of cases, each naming its call.
 void parse_row_ops(const Reader& r, const json& j, Suite& suite, const std::vector<DType>& dtypes) {
   for_each_case(r, j, suite, [&](const std::string& path, const json& e) {
     r.only_keys(e, path, {"op", "name", "rows", "cols", "heads", "kv_heads", "m", "n", "k", "x", "size", "groups"});
     RowOpCase c;
     const std::string op = r.string(r.need(e, path, "op"), path + ".op");
-    const auto* found = std::find_if(std::begin(kRowOps), std::end(kRowOps), [&](const auto& p) { return p.second == op; });
-    if (found == std::end(kRowOps)) r.bad(path + ".op", "one of " + row_op_names(), e["op"]);
-    c.kind = found->first;
+    c.cases = find_op_cases(op);
+    if (c.cases == nullptr || !c.cases->is_row_op()) r.bad(path + ".op", "one of " + row_op_names(), e["op"]);
+    const RowOpFormat& format = c.cases->row_op;
     const std::string name = r.string(r.need(e, path, "name"), path + ".name");
-    for (const char* key : row_op_fields(c.kind)) (void)r.need(e, path, key);
+    for (const char* key : format.fields) (void)r.need(e, path, key);
     const auto get = [&](const char* key, int64_t fallback) {
       return r.has(e, key) ? r.integer(e[key], path + "." + key) : fallback;
     };
@@ -617,12 +516,16 @@ void parse_row_ops(const Reader& r, const json& j, Suite& suite, const std::vect
     c.groups = get("groups", 1);
     if (r.has(e, "x")) c.x = r.integers(e["x"], path + ".x");
     if (r.has(e, "size")) c.size = r.integers(e["size"], path + ".size");
-    check_row_op(r, e, path, c);
-    const std::string shape = row_op_shape(c);
+    if (format.check != nullptr)
+      if (const std::optional<RowOpProblem> problem = format.check(c)) {
+        const std::string& field = problem->field;
+        r.bad(path + "." + field, problem->expected, r.has(e, field.c_str()) ? e[field] : json());
+      }
+    const std::string shape = format.shape != nullptr ? format.shape(c) : fmt::format("x[{},{}]", c.rows, c.cols);
     for (DType dtype : dtypes) {
       BenchCase b;
-      b.name = fmt::format("{} {}", row_op_name(c.kind), name);
-      b.op = std::string(row_op_dispatch(c.kind));
+      b.name = fmt::format("{} {}", c.cases->name, name);
+      b.op = std::string(c.cases->op);
       b.shape = shape;
       b.dtype = dtype;
       b.params = c;
@@ -674,6 +577,18 @@ void parse_conv(const Reader& r, const json& j, Suite& suite, const std::vector<
       suite.cases.push_back(std::move(b));
     }
   });
+}
+
+double AttentionCase::attended_pairs() const {
+  const int64_t L = q_len, S = kv_len;
+  double pairs = 0;
+  for (int64_t i = 0; i < L; ++i) {
+    int64_t keys = S;
+    if (causal == CausalMode::top_left) keys = std::min(S, i + 1);
+    if (causal == CausalMode::lower_right) keys = std::clamp<int64_t>(i + S - L + 1, 0, S);
+    pairs += static_cast<double>(keys);
+  }
+  return pairs;
 }
 
 Shape ConvCase::out_shape() const {

@@ -67,6 +67,7 @@ struct MoeCase {
 struct AttentionCase {
   int64_t batch = 1, q_heads = 1, kv_heads = 1, head_dim = 1, q_len = 1, kv_len = 1;
   CausalMode causal = CausalMode::none;
+  double attended_pairs() const;   // (query, key) pairs of one head that the mask keeps
 };
 
 // scaled_mm: a [m, k] fp8, b = W^T with W [n, k] fp8, scales per recipe, out_dtype output.
@@ -78,31 +79,18 @@ struct Fp8LinearCase {
 };
 
 // The row_ops suites (decoder-fused, backward, complex-matmul, decode-ops, diffusion-ops): one case per line,
-// `op` naming the call by its op-list name (add_rms_norm and complex_matmul are the two calls that dispatch as
-// another op: rms_norm and matmul). Fields by call:
-//   rows, cols: x [rows, cols] (softmax-like ops, norms over cols, elementwise ops, argmax over cols);
-//     rotary_embedding: rows tokens of `heads` heads of cols, cos and sin per token;
-//     constant_pad_nd_backward: grad_out [rows + 2, cols + 2] cropped by one on each side;
-//     topk: the k largest of each row; embedding: rows tokens from a table [n, cols];
-//     scaled_dot_product_attention_backward: causal self-attention of rows tokens, `heads` query heads and
-//     kv_heads KV heads of cols;
-//   m, n, k: the products (linear_backward: grad_out [m, n], x [m, k], weight [n, k]; complex matmul:
-//     [m, k] @ [k, n]);
-//   x: channel_rms_norm (x [N, C, *], with the SiLU the VAE fuses), group_norm (`groups`), upsample_nearest
-//     (to `size`).
-enum class RowOpKind { rms_norm, add_rms_norm, rotary, silu_mul, softmax_backward, pad_backward, linear_backward,
-                       complex_matmul, log_softmax, log_softmax_backward, rms_norm_backward, attention_backward,
-                       layer_norm, group_norm, channel_rms_norm, silu, gelu, add, mul, embedding, topk, argmax,
-                       upsample_nearest };
-std::string_view row_op_name(RowOpKind kind);   // the name in suite files: "rms_norm", "add_rms_norm", ...
-std::string_view row_op_dispatch(RowOpKind kind);   // the op it dispatches as: "rms_norm", "rotary_embedding", ...
+// `op` naming its case file (src/check/op_cases/<op>.cpp), which says the fields it needs and what they mean,
+// the op it times (the op-list name of the file, but add_rms_norm and complex_matmul time rms_norm and
+// matmul) and its call. The fields: rows, cols, heads, kv_heads (default: heads), m, n, k, groups (default 1)
+// and the shapes x and size.
+struct OpCases;
 struct RowOpCase {
-  RowOpKind kind = RowOpKind::rms_norm;
+  const OpCases* cases = nullptr;   // the case file's entry (check/op_cases/op_case.h)
   int64_t rows = 1, cols = 1, heads = 1;
   int64_t m = 1, n = 1, k = 1;
   int64_t kv_heads = 1;
-  Shape x;
-  std::vector<int64_t> size;
+  Shape x = {};
+  std::vector<int64_t> size = {};
   int64_t groups = 1;
 };
 

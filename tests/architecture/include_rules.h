@@ -61,9 +61,10 @@ inline const std::set<std::string>& cpu_headers_for_generic() {
   return headers;
 }
 
-// Headers generated into the build folder, not in the tree (the kernel files' registries: cmake/registry.cmake).
+// Headers generated into the build folder, not in the tree (the registries: cmake/registry.cmake).
 inline const std::set<std::string>& generated_headers() {
-  static const std::set<std::string> headers = {"git_commit.h", "registry_generic.h", "registry_cpu.h"};
+  static const std::set<std::string> headers = {"git_commit.h", "registry_generic.h", "registry_cpu.h",
+                                                 "registry_op_cases.h"};
   return headers;
 }
 

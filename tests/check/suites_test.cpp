@@ -6,6 +6,7 @@
 #include <numeric>
 #include <set>
 
+#include "check/op_cases/op_case.h"
 #include "check/suites.h"
 #include "support/test_support.h"
 
@@ -32,7 +33,7 @@ TEST(Suites, ShippedSuitesAreAllThere) {
       // The moe suite's "experts" rows time moe_experts; a row_ops suite's rows each name their op; every
       // other row is its suite's op.
       if (s.op == "row_ops") {
-        EXPECT_EQ(c.op, row_op_dispatch(std::get<RowOpCase>(c.params).kind)) << name;
+        EXPECT_EQ(c.op, std::get<RowOpCase>(c.params).cases->op) << name;
       } else if (s.op == "conv") {
         EXPECT_EQ(c.op, std::get<ConvCase>(c.params).x.size() == 4 ? "conv2d" : "conv3d") << name;
       } else {
@@ -70,7 +71,9 @@ TEST(Suites, DecodeLinearHas96DistinctShapesFromRealConfigs) {
   };
   for (const BenchCase& c : s.cases) {
     const auto& l = std::get<LinearCase>(c.params);
-    if (!l.weight_dtype) EXPECT_EQ(c.dtype, DType::bf16);
+    if (!l.weight_dtype) {
+      EXPECT_EQ(c.dtype, DType::bf16);
+    }
     EXPECT_TRUE(l.m == 1 || l.m == 4);
     shapes.insert({l.n, l.k});
     if (c.name.find("lm_head") != std::string::npos) vocabularies.insert(l.n);
@@ -232,7 +235,7 @@ TEST(Suites, RowOpsTakeTheFieldsTheirCallNeeds) {
   EXPECT_EQ(s.cases[3].shape, "w[100,16] idx[3]");
   EXPECT_EQ(s.cases[4].shape, "x[2,100] k 8");
   EXPECT_EQ(s.cases[5].shape, "q[1,4,5,16] kv[1,2,5,16] causal");
-  for (const BenchCase& c : s.cases) EXPECT_EQ(c.op, row_op_name(std::get<RowOpCase>(c.params).kind));
+  for (const BenchCase& c : s.cases) EXPECT_EQ(c.op, std::get<RowOpCase>(c.params).cases->name);
   const auto refused = [](const std::string& a_case, std::initializer_list<std::string> parts) {
     return throws_with<FormatError>(
         [&] { parse_suite(R"({"suite": "s", "op": "row_ops", "dtypes": ["f32"], "cases": [)" + a_case + "]}", "b.json"); },

@@ -1,0 +1,58 @@
+// linear: x [m, k] @ weight [n, k]^T (+ bias [n]) from the linear suites (check/suites.h, LinearCase); an FP8
+// weight goes through scaled_linear with a weight scale of the case's recipe.
+#include <cmath>
+
+#include "check/op_cases/op_case.h"
+#include "fourfold/ops.h"
+
+namespace fourfold {
+namespace {
+
+// scaled_linear's weight scale for an fp8 weight [n, k]: [1] tensorwise, [n, 1] rowwise, [n/128, k/128] blocks.
+Shape weight_scale_shape(const LinearCase& l) {
+  switch (l.recipe) {
+    case Fp8Recipe::tensorwise: return {1};
+    case Fp8Recipe::rowwise: return {l.n, 1};
+    case Fp8Recipe::block_128x128: return {(l.n + 127) / 128, (l.k + 127) / 128};
+  }
+  return {1};
+}
+
+}  // namespace
+
+FOURFOLD_OP_CASES(linear) {
+  return {
+      .op = "linear",
+      .call = [](const BenchCase& c, const BenchInputs& in) -> BenchCall {
+        const LinearCase& l = case_params<LinearCase>(c);
+        Tensor x = in({l.m, l.k}, 0);
+        const DType wdt = l.weight_dtype.value_or(in.dtype());
+        const double w_scale = 1.0 / std::sqrt(static_cast<double>(l.k));
+        OptTensor b;
+        if (l.bias) b = in({l.n}, 2);
+        if (is_fp8(wdt)) {
+          // FP8 weights stay FP8 for the oracle too; values of a few units, the scale brings them back.
+          Tensor w = bench_tensor({l.n, l.k}, wdt, in.seed() + 1, 64.0);
+          Tensor s = Tensor::empty(weight_scale_shape(l), DType::f32);
+          s.fill_uniform(in.seed() + 3, 0.5 / 64 * w_scale, 1.5 / 64 * w_scale);
+          return [x, w, s, b] { return scaled_linear(x, w, s, b); };
+        }
+        Tensor w = in.wide(bench_tensor({l.n, l.k}, wdt, in.seed() + 1, w_scale));   // the oracle: same values in f64
+        return [x, w, b] { return linear(x, w, b); };
+      },
+      .cost = [](const BenchCase& c) {
+        // read (M*K + N*K [+ N]) * s (the weight in its own dtype, plus its scales), write M*N * s, flops 2*M*N*K
+        const LinearCase& l = case_params<LinearCase>(c);
+        const double m = l.m, n = l.n, k = l.k, s = element_size(c);
+        const DType wdt = l.weight_dtype.value_or(c.dtype);
+        const double ws = static_cast<double>(dtype_size(wdt));
+        const double scales = is_fp8(wdt) ? 4.0 * numel(weight_scale_shape(l)) : 0.0;
+        return OpCost{(m * k + (l.bias ? n : 0.0)) * s + n * k * ws + scales, m * n * s, 2.0 * m * n * k};
+      },
+      .sweep = {{"x[5,64] w[48,64] b[48]", [](SweepInputs& in) {
+                   return linear(in.randn({5, 64}), in.randn({48, 64}, 0.125), in.randn({48}));
+                 }}},
+  };
+}
+
+}  // namespace fourfold

@@ -1,0 +1,93 @@
+// One op's cases, all in one file: src/check/op_cases/<name>.cpp (docs/adding_an_op.md, step 7). The file says
+// how a row_ops suite case of it is read and shown, the call each op-time row times with its float64 oracle,
+// the least bytes and flops of a row, and the op's correctness cases for `fourfold sweep`. Its registration line
+// starts with FOURFOLD_OP_CASES(name); the build lists those names in "registry_op_cases.h", so adding a file
+// edits no shared list.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "check/bench_inputs.h"
+#include "check/op_cost.h"
+#include "check/suites.h"
+#include "check/sweep_inputs.h"
+#include "fourfold/errors.h"
+
+namespace fourfold {
+
+// A shape rule a row_ops case breaks: the field and what it should be ("a divisor of heads=32").
+struct RowOpProblem {
+  std::string field, expected;
+};
+
+// How a row_ops suite case of this entry is read (the fields of RowOpCase it gives) and shown.
+struct RowOpFormat {
+  std::vector<const char*> fields = {};                              // must be given; the others default
+  std::string (*shape)(const RowOpCase&) = nullptr;                  // short shape text; null: "x[rows,cols]"
+  std::optional<RowOpProblem> (*check)(const RowOpCase&) = nullptr;  // rules beyond positive sizes
+};
+
+// One correctness case of the reference sweep: run on inputs rounded to the run's dtype, and again on the same
+// values in float64; the two must agree to 0 ULP (check/reference_sweep.h).
+struct SweepCase {
+  std::string shapes = {};   // the inputs in short
+  std::function<Tensor(SweepInputs&)> run = {};
+};
+
+struct OpCases {
+  std::string_view name = {};   // the file's name, from FOURFOLD_OP_CASES(name): a row_ops case's "op"
+  std::string_view op = {};     // the op-list op its rows time (add_rms_norm: rms_norm) and its sweep runs
+  RowOpFormat row_op = {};      // no fields: not a row op; its suite has a format of its own (check/suites.cpp)
+  // The op-time row's call on inputs made once (float64 oracle when in.oracle()); null: no row times it here.
+  BenchCall (*call)(const BenchCase& c, const BenchInputs& in) = nullptr;
+  OpCost (*cost)(const BenchCase& c) = nullptr;
+  std::vector<SweepCase> sweep = {};   // only in the file named as the op: one file holds an op's correctness cases
+  bool is_row_op() const { return !row_op.fields.empty(); }
+};
+
+// Defines the function the registry table calls: `FOURFOLD_OP_CASES(silu) { return {.op = "silu", ...}; }`,
+// written at the start of a line (cmake/registry.cmake finds it there).
+#define FOURFOLD_OP_CASES(name) OpCases op_cases_##name()
+
+// Every file's entry, sorted by name.
+const std::vector<OpCases>& all_op_cases();
+// The entry named `name`; nullptr when no file has that name.
+const OpCases* find_op_cases(std::string_view name);
+// The entry that builds a row: a row_ops case's own, else the one named as its op. ValueError when that entry
+// has no op-time call.
+const OpCases& op_cases_for(const BenchCase& c);
+
+// ---- helpers of the case files
+
+// A row's parameters of the kind its entry reads; ValueError when a hand-made case gives another kind.
+template <class P>
+const P& case_params(const BenchCase& c) {
+  if (const P* p = std::get_if<P>(&c.params)) return *p;
+  fail<ValueError>("bench", "case", fmt::format("the parameters {} takes", c.op), "another kind of case");
+}
+
+inline double element_size(const BenchCase& c) { return static_cast<double>(dtype_size(c.dtype)); }
+
+inline double numel(const Shape& shape) {
+  double n = 1;
+  for (int64_t d : shape) n *= static_cast<double>(d);
+  return n;
+}
+
+inline double row_elements(const RowOpCase& o) { return static_cast<double>(o.rows) * static_cast<double>(o.cols); }
+
+inline std::string dims(const std::vector<int64_t>& v) { return fmt::format("{}", fmt::join(v, ",")); }
+
+// An explicit eps, as a decoder passes its config's rms_norm_eps (Llama 3.1's): the default is the dtype's
+// epsilon, which differs between an f32 row and its float64 oracle and would skew the correctness record.
+inline constexpr double kRowRmsEps = 1e-5;
+
+}  // namespace fourfold

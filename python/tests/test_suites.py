@@ -5,7 +5,9 @@ import json
 
 import pytest
 
-from fourfold_torch.op_cost import case_work, moe_group_sizes, op_cost
+from fourfold_torch import op_cases
+from fourfold_torch.op_cases.grouped_mm import moe_group_sizes
+from fourfold_torch.op_cost import case_work, op_cost
 from fourfold_torch.suites import SuiteError, default_suites_dir, list_suites, load_suite, parse_suite
 
 
@@ -35,7 +37,7 @@ def test_a_bad_suite_names_the_file_and_the_field():
     with pytest.raises(SuiteError, match=r"suite file 'x.json': field 'shapes\[0\].n': expected a positive integer, found -4"):
         parse_suite('{"suite": "x", "op": "linear", "dtypes": ["bf16"], "m": [1], "bias": [false],'
                     ' "shapes": [{"n": -4, "k": 2, "model": "m", "projection": "p"}]}', "x.json")
-    with pytest.raises(SuiteError, match="field 'op': expected one of linear"):
+    with pytest.raises(SuiteError, match="field 'op': expected one of .*linear, row_ops"):
         parse_suite('{"suite": "x", "op": "conv9d", "dtypes": ["bf16"]}', "x.json")
     with pytest.raises(SuiteError, match="expected one of .*found 'nope'"):
         load_suite("nope")
@@ -65,17 +67,10 @@ def test_every_row_op_runs_against_its_oracle():
     import torch
     from fourfold_torch import op_calls
     from fourfold_torch.error_metrics import compare_to_reference
-    from fourfold_torch.suites import ROW_OPS
-    small = {"rows": 3, "cols": 40}
-    fields = {"linear_backward": {"m": 3, "n": 5, "k": 7}, "complex_matmul": {"m": 3, "n": 5, "k": 7},
-              "rotary_embedding": {"rows": 2, "heads": 3, "cols": 16},
-              "scaled_dot_product_attention_backward": {"rows": 5, "cols": 8, "heads": 4, "kv_heads": 2},
-              "embedding": {"rows": 4, "cols": 16, "n": 50}, "topk": {"rows": 3, "cols": 100, "k": 5},
-              "channel_rms_norm": {"x": [1, 6, 2, 3, 5]}, "group_norm": {"x": [2, 8, 3, 5], "groups": 4},
-              "upsample_nearest": {"x": [2, 3, 4, 5], "size": [8, 10]}}
-    cases_json = [dict(op=op, name="t", **fields.get(op, small)) for op in ROW_OPS if op != "complex_matmul"]
+    ops = op_cases.row_ops()
+    cases_json = [dict(op=op, name="t", **getattr(m, "SMALL", {"rows": 3, "cols": 40})) for op, m in ops.items()]
     _, cases = parse_suite(json.dumps({"suite": "t", "op": "row_ops", "dtypes": ["f32"], "cases": cases_json}), "t.json")
-    assert {c.op for c in cases} == set(ROW_OPS.values()) - {"matmul"}
+    assert [c.case_op for c in cases] == list(ops)
     for c in cases:
         fn, args, _ = op_calls.build_call(c, 0, torch.device("cpu"))
         ofn, oargs, _ = op_calls.build_call(c, 0, torch.device("cpu"), oracle=True)

@@ -1,0 +1,64 @@
+"""F.linear: the linear suites (decode-linear, prefill-linear), bias or none, and weight-only rows whose
+weight is stored in another dtype (those have no PyTorch op: counted skips)."""
+
+import math
+
+import torch.nn.functional as F
+
+from ..op_calls import Unsupported
+from ..op_cost import OpCost
+from ..suites import FP8, describe, dtype_size
+
+SUITE = "linear"
+_RECIPES = ("tensorwise", "rowwise", "block_128x128")
+
+
+def read(r, j, add, dtypes):
+    ms = r.integers(r.need(j, "", "m"), "m")
+    biases = r.need(j, "", "bias")
+    weight_only = []
+    for i, w in enumerate(j.get("weight_only", [])):
+        path = f"weight_only[{i}]"
+        weight_only.append((r.dtype(r.need(w, path, "x"), path + ".x"), r.dtype(r.need(w, path, "weight"), path + ".weight"),
+                            r.choice(w.get("recipe", "tensorwise"), path + ".recipe", _RECIPES),
+                            r.integers(r.need(w, path, "m"), path + ".m")))
+    for i, s in enumerate(r.array(r.need(j, "", "shapes"), "shapes")):
+        path = f"shapes[{i}]"
+        n = r.integer(r.need(s, path, "n"), path + ".n")
+        k = r.integer(r.need(s, path, "k"), path + ".k")
+        for dt in dtypes:
+            for m in ms:
+                for bias in biases:
+                    add("linear", describe(s), f"x[{m},{k}] w[{n},{k}]" + (" +bias" if bias else ""), dt,
+                        dict(m=m, n=n, k=k, bias=bias, weight_dtype=None, recipe="tensorwise"))
+        for x_dt, w_dt, recipe, wms in weight_only:
+            for m in wms:
+                add("linear", describe(s), f"x[{m},{k}] w[{n},{k}] {w_dt}" + (f" {recipe}" if w_dt in FP8 else ""),
+                    x_dt, dict(m=m, n=n, k=k, bias=False, weight_dtype=w_dt, recipe=recipe))
+
+
+def weight_scale_shape(p):
+    n, k = p["n"], p["k"]
+    return {"tensorwise": [1], "rowwise": [n, 1], "block_128x128": [(n + 127) // 128, (k + 127) // 128]}[p["recipe"]]
+
+
+def call(c, mk):
+    p = c.p
+    wdt = p["weight_dtype"] or c.dtype
+    if wdt in FP8:
+        raise Unsupported("no PyTorch op for weight-only FP8 linear (activations in "
+                          f"{c.dtype}, {wdt} weight with {p['recipe']} scales)")
+    if wdt != c.dtype:
+        raise Unsupported(f"F.linear takes one dtype; no PyTorch op for {c.dtype} activations with a {wdt} weight")
+    x = mk.t([p["m"], p["k"]])
+    w = mk.t([p["n"], p["k"]], 1, 1.0 / math.sqrt(p["k"]))
+    b = mk.t([p["n"]], 2) if p["bias"] else None
+    return F.linear, (x, w, b), "F.linear"
+
+
+def cost(c, s):
+    p = c.p
+    m, n, k = p["m"], p["n"], p["k"]
+    wdt = p["weight_dtype"] or c.dtype
+    scales = 4.0 * math.prod(weight_scale_shape(p)) if wdt in FP8 else 0.0
+    return OpCost((m * k + (n if p["bias"] else 0)) * s + n * k * dtype_size(wdt) + scales, m * n * s, 2.0 * m * n * k)

@@ -1,0 +1,45 @@
+"""A MoE layer's experts as transformers runs them with grouped_mm: gather the routed rows, gate and up
+products, SiLU times up, down product, weighted scatter-add. Its rows are in the moe suite (grouped_mm.py reads
+it)."""
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+from ..op_cost import OpCost
+from .grouped_mm import active_experts, grouped, grouped_oracle, groups
+
+
+def call(c, mk):
+    p = c.p
+    ends, total, dev, offs = groups(p, mk)
+    n, k, T = p["n"], p["k"], p["tokens"]
+    x = mk.t([T, k])
+    gate = mk.t([p["experts"], n, k], 1, 1.0 / math.sqrt(k))
+    up = mk.t([p["experts"], n, k], 2, 1.0 / math.sqrt(k))
+    down = mk.t([p["experts"], k, n], 3, 1.0 / math.sqrt(n))
+    rows = torch.tensor([r % max(T, 1) for r in range(total)], dtype=torch.int64, device=dev)
+    weight = 1.0 / p["top_k"]
+    if mk.oracle:
+        def oracle(x, gate, up, down):
+            xs = x[rows]
+            h = F.silu(grouped_oracle(xs, gate.transpose(1, 2), ends)) * grouped_oracle(xs, up.transpose(1, 2), ends)
+            d = grouped_oracle(h, down.transpose(1, 2), ends) * weight
+            return torch.zeros(T, k, dtype=torch.float64).index_add_(0, rows, d)
+        return oracle, (x, gate, up, down), ""
+    w32 = torch.full([total, 1], weight, dtype=torch.float32, device=dev)
+
+    def experts(x, gate, up, down, rows, offs, w32):   # transformers' grouped_mm experts: gather, three
+        xs = x[rows]                                       # grouped products, weighted scatter-add
+        h = F.silu(grouped(xs, gate.transpose(1, 2), offs)) * grouped(xs, up.transpose(1, 2), offs)
+        d = (grouped(h, down.transpose(1, 2), offs).float() * w32).to(x.dtype)
+        return torch.zeros(T, k, dtype=x.dtype, device=dev).index_add_(0, rows, d)
+    return experts, (x, gate, up, down, rows, offs, w32), "grouped_mm x3 + index_add"
+
+
+def cost(c, s):
+    p = c.p
+    rows, n, k = float(p["tokens"] * p["top_k"]), p["n"], p["k"]
+    return OpCost((p["tokens"] * k + 3.0 * active_experts(p) * k * n) * s + 4.0 * (2.0 * rows + p["experts"]),
+                  p["tokens"] * k * s, 6.0 * rows * n * k)

@@ -343,6 +343,9 @@ def decode_ops():
             {"op": "add", "name": f"qwen3-30b-a3b residual, {what}", "rows": rows, "cols": hidden},
             {"op": "silu", "name": f"qwen3-8b mlp gate (unfused), {what}", "rows": rows, "cols": 12288},
             {"op": "mul", "name": f"qwen3-8b mlp gate x up (unfused), {what}", "rows": rows, "cols": 12288},
+            # Qwen3-Next's gated attention: sigmoid of the output gate, 16 heads of 256.
+            {"op": "sigmoid", "name": f"qwen3-next-80b-a3b attention output gate, {what}", "rows": rows,
+             "cols": 4096},
         ]
     # Last: the table is made in full (311M elements), above the reference cap, so check never picks these.
     for rows, what in ((1, "decode"), (512, "prefill 512")):
@@ -352,8 +355,8 @@ def decode_ops():
         "suite": "decode-ops",
         "op": "row_ops",
         "description": "The decoder's remaining ops: greedy (argmax) and top-k sampling over the vocabulary, the "
-                       "MoE router's top-8, log-probs (log_softmax), the residual add, an unfused SwiGLU (silu, mul) "
-                       "and the token embedding, at decode and prefill sizes.",
+                       "MoE router's top-8, log-probs (log_softmax), the residual add, an unfused SwiGLU (silu, mul), "
+                       "a gated attention's sigmoid and the token embedding, at decode and prefill sizes.",
         "generated_by": "scripts/make_suites.py",
         "dtypes": ["bf16", "f32"],
         "cases": cases,

@@ -97,6 +97,8 @@ Tensor rotary_embedding(const Tensor& x, const Tensor& cos, const Tensor& sin,
 void rotary_embedding_(Tensor& x, const Tensor& cos, const Tensor& sin, RotaryStyle style = RotaryStyle::half_split);
 
 Tensor silu(const Tensor& x);
+// torch.sigmoid: 1 / (1 + exp(-x)), so sigmoid(-inf) is 0 and sigmoid(inf) is 1.
+Tensor sigmoid(const Tensor& x);
 // The SwiGLU gate: silu(gate) * up, one pass. gate and up: one float dtype, one shape (no broadcasting).
 Tensor silu_mul(const Tensor& gate, const Tensor& up);
 Tensor gelu(const Tensor& x, GeluApproximate approximate = GeluApproximate::none);

@@ -21,6 +21,7 @@
   X(group_norm, GroupNormArgs)                                \
   X(rotary_embedding, RotaryArgs)                             \
   X(silu, UnaryArgs)                                          \
+  X(sigmoid, UnaryArgs)                                       \
   X(silu_mul, BinaryArgs)                                     \
   X(gelu, GeluArgs)                                           \
   X(add, BinaryArgs)                                          \

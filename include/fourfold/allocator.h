@@ -16,6 +16,11 @@ struct AllocatorStats {
   uint64_t allocated_peak_bytes = 0;
   uint64_t reserved_bytes = 0;         // bytes held from the system: live blocks (rounded) plus the cache
   uint64_t reserved_peak_bytes = 0;
+  // Of the reserved bytes, those a user ever asked for (each block's largest request, in 4 KiB pages): a block's
+  // rounding tail beyond it is never written, so never resident. The untouched share (reserved - used) is also
+  // kept as it stood when reserved peaked, for the memory record's identity.
+  uint64_t reserved_used_bytes = 0;
+  uint64_t reserved_untouched_at_peak_bytes = 0;
   uint64_t allocations = 0;            // calls of allocate()
   uint64_t frees = 0;                  // calls of deallocate()
   uint64_t cache_hits = 0;             // allocations served from a free list

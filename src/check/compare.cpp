@@ -193,6 +193,7 @@ MemoryComparison compare_memory(const MemoryRecord& b, const MemoryRecord& c) {
       {process + " peak, file-backed", as_signed(b.process_peak_file_bytes), as_signed(c.process_peak_file_bytes)},
       {"present before the workload", as_signed(b.present_before_bytes), as_signed(c.present_before_bytes)},
       {"allocator reserved before the workload", as_signed(b.reserved_before_bytes), as_signed(c.reserved_before_bytes)},
+      {"allocator reserved never touched", b.reserved_untouched_bytes, c.reserved_untouched_bytes},
   };
   out.outside_allocator = {"outside the allocator", outside_allocator_bytes(b), outside_allocator_bytes(c)};
   out.mapped_weights = {"mapped weights", as_signed(b.mapped_weights_bytes), as_signed(c.mapped_weights_bytes)};

@@ -37,7 +37,8 @@ MemoryRecord measure_memory(const std::function<void()>& workload) {
   MemoryRecord record;
   record.peak_reset_supported = reset_process_peak();
   allocator.reset_peak();
-  record.reserved_before_bytes = allocator.stats().reserved_bytes;
+  const AllocatorStats before = allocator.stats();
+  record.reserved_before_bytes = before.reserved_bytes;
   record.present_before_bytes = read_process_memory().rss_bytes;
   {
     PeakSampler sampler(2);
@@ -54,6 +55,8 @@ MemoryRecord measure_memory(const std::function<void()>& workload) {
   record.allocated_peak_bytes = stats.allocated_peak_bytes;
   record.reserved_current_bytes = stats.reserved_bytes;
   record.reserved_peak_bytes = stats.reserved_peak_bytes;
+  record.reserved_untouched_bytes = static_cast<int64_t>(stats.reserved_untouched_at_peak_bytes) -
+                                    static_cast<int64_t>(before.reserved_bytes - before.reserved_used_bytes);
   return record;
 }
 

@@ -44,7 +44,7 @@ int64_t outside_allocator_bytes(const MemoryRecord& m) {
   const int64_t process_growth = static_cast<int64_t>(m.process_peak_bytes) - static_cast<int64_t>(m.present_before_bytes);
   const int64_t reserved_growth =
       static_cast<int64_t>(m.reserved_peak_bytes) - static_cast<int64_t>(m.reserved_before_bytes);
-  return process_growth - reserved_growth;
+  return process_growth - reserved_growth + m.reserved_untouched_bytes;
 }
 
 namespace {
@@ -197,6 +197,7 @@ Json to_json(const MemoryRecord& m) {
           {"peak_reset_supported", m.peak_reset_supported},
           {"present_before_bytes", m.present_before_bytes},
           {"reserved_before_bytes", m.reserved_before_bytes},
+          {"reserved_untouched_bytes", m.reserved_untouched_bytes},
           {"mapped_weights_bytes", m.mapped_weights_bytes},
           {"outside_allocator_bytes", outside_allocator_bytes(m)}};
 }

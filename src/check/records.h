@@ -114,13 +114,16 @@ struct MemoryRecord {
   bool peak_reset_supported = true;        // false: process peak is the peak since process start
   uint64_t present_before_bytes = 0;       // process level just before the workload
   uint64_t reserved_before_bytes = 0;      // allocator reserved just before it (live tensors the workload inherits)
+  // Growth of the reserved bytes never touched (rounding tails no request reached, never resident), from just
+  // before the workload to the reserved peak; 0 where the allocator does not know (PyTorch's).
+  int64_t reserved_untouched_bytes = 0;
   uint64_t mapped_weights_bytes = 0;       // weights mapped from files, on their own line
   bool operator==(const MemoryRecord&) const = default;
 };
-// (process peak - present before) - (reserved peak - reserved before): what the process grew by during the
-// workload that the allocator's own growth does not account for. Scratch memory taken behind the allocator's back
-// shows up here. Reserved bytes never touched are not resident, so it can dip below zero by that much; records
-// written before reserved_before_bytes existed read it as 0.
+// (process peak - present before) - (reserved peak - reserved before) + reserved never touched: what the process
+// grew by during the workload that the allocator's own resident growth does not account for. Scratch memory taken
+// behind the allocator's back shows up here. Records written before reserved_before_bytes or
+// reserved_untouched_bytes existed read them as 0.
 int64_t outside_allocator_bytes(const MemoryRecord& m);
 
 // The manifest and the four records of one policy. A record not measured in a run is nullopt.

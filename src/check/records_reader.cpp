@@ -333,6 +333,7 @@ MemoryRecord read_memory(const Node& n) {
   m.peak_reset_supported = n["peak_reset_supported"].boolean();
   m.present_before_bytes = bytes(n["present_before_bytes"]);
   if (n.has("reserved_before_bytes")) m.reserved_before_bytes = bytes(n["reserved_before_bytes"]);   // absent: older
+  if (n.has("reserved_untouched_bytes")) m.reserved_untouched_bytes = n["reserved_untouched_bytes"].integer();
   m.mapped_weights_bytes = bytes(n["mapped_weights_bytes"]);
   if (m.allocated_current_bytes > m.allocated_peak_bytes)
     n["allocated_current_bytes"].fail(fmt::format("at most allocated_peak_bytes ({})", m.allocated_peak_bytes));
@@ -346,7 +347,7 @@ MemoryRecord read_memory(const Node& n) {
   const Node outside = n["outside_allocator_bytes"];
   if (outside.integer() != outside_allocator_bytes(m))
     outside.fail(fmt::format("(process_peak_bytes - present_before_bytes) - (reserved_peak_bytes - "
-                             "reserved_before_bytes) = {}",
+                             "reserved_before_bytes) + reserved_untouched_bytes = {}",
                              outside_allocator_bytes(m)));
   return m;
 }

@@ -214,8 +214,10 @@ Section memory_section(const MemoryComparison& m,
   add(outside, m.outside_allocator);
   add(outside, m.mapped_weights);
   s.blocks.push_back(Block{"outside the allocator = (process peak - present before the workload) - (allocator "
-                           "reserved peak - reserved before it): the process's own growth that the allocator's "
-                           "growth does not explain (below zero only by reserved bytes never touched):",
+                           "reserved peak - reserved before it) + reserved never touched (the blocks' rounding "
+                           "tails that no request reached, never resident): the process's own growth that the "
+                           "allocator's resident growth does not explain; near zero when nothing allocates "
+                           "behind the allocator's back:",
                            outside});
   for (const std::string& n : m.notes) s.blocks.push_back(paragraph(n));
   return s;

@@ -1,5 +1,6 @@
 // The CPU caching allocator: rounded sizes, exact-size free lists (a larger cached block where the exact list is
 // empty), statistics for the memory record.
+#include <algorithm>
 #include <bit>
 #include <cstdlib>
 #include <map>
@@ -22,6 +23,7 @@ namespace {
 // avoid (docs/records.md, Probes). Advisory only: without THP support, or when the kernel declines, the pages
 // stay ordinary.
 constexpr size_t kHugePageBytes = size_t{2} << 20;
+constexpr size_t kPageBytes = 4096;
 
 void* system_allocate(size_t rounded) {
   if (rounded < kHugePageBytes) return std::aligned_alloc(kAllocationAlignment, rounded);
@@ -43,6 +45,7 @@ struct CachingAllocator::State {
     size_t block;       // the free list it returns to: its rounded size, or a larger cached block's
   };
   std::unordered_map<void*, Live> live;
+  std::unordered_map<void*, size_t> used;   // every reserved block (live or cached) -> its largest request, paged
   AllocatorStats stats;
   uint64_t cached_bytes = 0;
   uint64_t limit = 0;
@@ -63,6 +66,8 @@ struct CachingAllocator::State {
       for (void* p : blocks) {
         std::free(p);
         stats.reserved_bytes -= size;
+        stats.reserved_used_bytes -= used[p];
+        used.erase(p);
         ++stats.system_frees;
       }
     }
@@ -127,7 +132,17 @@ void* CachingAllocator::allocate(size_t bytes) {
           describe_stats(s.stats)));
     }
     s.stats.reserved_bytes += rounded;
-    s.stats.reserved_peak_bytes = std::max(s.stats.reserved_peak_bytes, s.stats.reserved_bytes);
+  }
+  size_t& used = s.used[p];
+  // Small blocks share pages with their neighbours and round by at most 63 bytes: counted whole.
+  const size_t paged = block <= 64 * 1024 ? block : std::min(block, (bytes + kPageBytes - 1) / kPageBytes * kPageBytes);
+  if (paged > used) {
+    s.stats.reserved_used_bytes += paged - used;
+    used = paged;
+  }
+  if (s.stats.reserved_bytes > s.stats.reserved_peak_bytes) {
+    s.stats.reserved_peak_bytes = s.stats.reserved_bytes;
+    s.stats.reserved_untouched_at_peak_bytes = s.stats.reserved_bytes - s.stats.reserved_used_bytes;
   }
   s.live.emplace(p, State::Live{bytes, block});
   s.stats.allocated_bytes += bytes;
@@ -162,6 +177,7 @@ void CachingAllocator::reset_peak() {
   std::lock_guard lock(state_->mutex);
   state_->stats.allocated_peak_bytes = state_->stats.allocated_bytes;
   state_->stats.reserved_peak_bytes = state_->stats.reserved_bytes;
+  state_->stats.reserved_untouched_at_peak_bytes = state_->stats.reserved_bytes - state_->stats.reserved_used_bytes;
 }
 
 void CachingAllocator::empty_cache() {

@@ -19,6 +19,29 @@ TEST(CachingAllocator, RoundingBuckets) {
   }
 }
 
+TEST(CachingAllocator, ReservedBytesNoRequestReachedAreCountedAsUntouched) {
+  CachingAllocator a;
+  const size_t mib = size_t{1} << 20;
+  // 4 MiB + 1 byte rounds to 5 MiB: the last MiB less a page is a tail no request reaches.
+  void* p = a.allocate(4 * mib + 1);
+  AllocatorStats s = a.stats();
+  EXPECT_EQ(s.reserved_bytes, 5 * mib);
+  EXPECT_EQ(s.reserved_used_bytes, 4 * mib + 4096);
+  EXPECT_EQ(s.reserved_untouched_at_peak_bytes, mib - 4096);
+  // A later, larger request served by the same cached block touches more of it; the peak's figure stays.
+  a.deallocate(p, 4 * mib + 1);
+  void* q = a.allocate(5 * mib - 100);
+  s = a.stats();
+  EXPECT_EQ(q, p);
+  EXPECT_EQ(s.reserved_used_bytes, 5 * mib);
+  EXPECT_EQ(s.reserved_untouched_at_peak_bytes, mib - 4096);
+  a.reset_peak();
+  EXPECT_EQ(a.stats().reserved_untouched_at_peak_bytes, 0u);
+  a.deallocate(q, 5 * mib - 100);
+  a.empty_cache();
+  EXPECT_EQ(a.stats().reserved_used_bytes, 0u);
+}
+
 TEST(CachingAllocator, StatisticsCountAllocationsHitsAndPeaks) {
   CachingAllocator a;
   void* p = a.allocate(1000);

@@ -66,11 +66,11 @@ void print_memory(const MemoryRecord& m, uint64_t pads, int64_t weights) {
   fmt::print("memory (allocator): reserved peak {} ({} before the workload), allocated peak {}\n",
              bytes_text(int64_t(m.reserved_peak_bytes)), bytes_text(int64_t(m.reserved_before_bytes)),
              bytes_text(int64_t(m.allocated_peak_bytes)));
-  fmt::print("memory (outside the allocator): {} = (rss peak {} - {} before) - (reserved peak {} - {} before); "
-             "the weights are {}\n",
+  fmt::print("memory (outside the allocator): {} = (rss peak {} - {} before) - (reserved peak {} - {} before) + {} "
+             "reserved never touched; the weights are {}\n",
              bytes_text(outside_allocator_bytes(m)), bytes_text(int64_t(m.process_peak_bytes)),
              bytes_text(int64_t(m.present_before_bytes)), bytes_text(int64_t(m.reserved_peak_bytes)),
-             bytes_text(int64_t(m.reserved_before_bytes)), bytes_text(weights));
+             bytes_text(int64_t(m.reserved_before_bytes)), bytes_text(m.reserved_untouched_bytes), bytes_text(weights));
   fmt::print("pad calls: {}\n", pads);
 }
 

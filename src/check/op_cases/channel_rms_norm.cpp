@@ -23,8 +23,11 @@ FOURFOLD_OP_CASES(channel_rms_norm) {
         const double s = element_size(c);
         return OpCost{(numel(o.x) + o.x[1]) * s, numel(o.x) * s, 0.0};
       },
-      .sweep = {{"x[2,6,3,5] gamma[6] + silu", [](SweepInputs& in) {
-                   return channel_rms_norm(in.randn({2, 6, 3, 5}), in.randn({6}), 1e-6, true);
+      // Without the fused SiLU: with it, the op rounds the normalized value to x's dtype before the SiLU (as
+      // diffusers does), which the float64 run cannot, so the sweep's 0-ULP rule does not apply to that path
+      // (tests/ops/channel_rms_norm_test.cpp checks it against the rounded value).
+      .sweep = {{"x[2,6,3,5] gamma[6]", [](SweepInputs& in) {
+                   return channel_rms_norm(in.randn({2, 6, 3, 5}), in.randn({6}), 1e-6, false);
                  }}},
   };
 }

@@ -76,6 +76,17 @@ TEST(MemoryRecord, AMappingOutsideTheAllocatorIsFoundWithinFivePercentAfterEarli
       << m.reserved_before_bytes << " -> " << m.reserved_peak_bytes;
 }
 
+// What "about zero" outside the allocator allows: 4 MiB of page and sampling noise, plus AddressSanitizer's
+// shadow (an eighth of what the workload touches), which is real memory outside the allocator.
+int64_t about_zero_slack(const MemoryRecord& m) {
+  const int64_t noise = int64_t{4} << 20;
+#if defined(__SANITIZE_ADDRESS__)
+  return noise + static_cast<int64_t>(m.reserved_peak_bytes - m.reserved_before_bytes) / 8;
+#else
+  return noise;
+#endif
+}
+
 TEST(MemoryRecord, NothingOutsideTheAllocatorReadsAboutZeroAfterEarlierStages) {
   const Tensor held = Tensor::zeros({kHeld / 4}, DType::f32);
   leave_freed_heap_behind();
@@ -85,12 +96,7 @@ TEST(MemoryRecord, NothingOutsideTheAllocatorReadsAboutZeroAfterEarlierStages) {
   });
   if (!m.peak_reset_supported) GTEST_SKIP() << "process peak cannot be reset here";
   EXPECT_GE(m.reserved_peak_bytes, m.reserved_before_bytes + (uint64_t{64} << 20));
-  // AddressSanitizer's shadow (an eighth of what the workload touches) is real memory outside the allocator.
-#if defined(__SANITIZE_ADDRESS__)
-  const int64_t slack = (int64_t{4} << 20) + static_cast<int64_t>(m.reserved_peak_bytes - m.reserved_before_bytes) / 8;
-#else
-  const int64_t slack = int64_t{4} << 20;
-#endif
+  const int64_t slack = about_zero_slack(m);
   EXPECT_LT(std::abs(outside_allocator_bytes(m)), slack)
       << "process " << m.present_before_bytes << " -> " << m.process_peak_bytes << ", reserved "
       << m.reserved_before_bytes << " -> " << m.reserved_peak_bytes;
@@ -105,11 +111,7 @@ TEST(MemoryRecord, RoundingTailsAreNamedAndKeepOutsideAboutZero) {
   });
   if (!m.peak_reset_supported) GTEST_SKIP() << "process peak cannot be reset here";
   EXPECT_NEAR(static_cast<double>(m.reserved_untouched_bytes), 16.0 * ((1 << 20) - 4096), 1 << 20);
-#if defined(__SANITIZE_ADDRESS__)
-  const int64_t slack = (int64_t{4} << 20) + static_cast<int64_t>(m.reserved_peak_bytes - m.reserved_before_bytes) / 8;
-#else
-  const int64_t slack = int64_t{4} << 20;
-#endif
+  const int64_t slack = about_zero_slack(m);
   EXPECT_LT(std::abs(outside_allocator_bytes(m)), slack)
       << "process " << m.present_before_bytes << " -> " << m.process_peak_bytes << ", reserved "
       << m.reserved_before_bytes << " -> " << m.reserved_peak_bytes << ", untouched " << m.reserved_untouched_bytes;

@@ -1,10 +1,8 @@
 // Dedicated silu_mul: contiguous operands in chunks over the threads, each chunk one pass (kernels/silu_mul.cpp).
-#include <algorithm>
-
 #include "backends/cpu/cpu_registration.h"
 #include "backends/cpu/kernel_types.h"
 #include "backends/cpu/kernels/silu_mul.h"
-#include "fourfold/parallel.h"
+#include "backends/cpu/elementwise_chunks.h"
 
 namespace fourfold::cpu {
 namespace {
@@ -18,14 +16,12 @@ bool silu_mul_covers(const BinaryArgs& a) {
 void silu_mul(const BinaryArgs& a, SiluMulFn fn) {
   const int64_t n = a.out.numel();
   if (n == 0) return;
-  constexpr int64_t kChunk = 16384;   // elements per work item: a multiple of every vector width
   const RowType type = row_type(a.out.dtype(), "silu_mul", "out");
   const int64_t es = static_cast<int64_t>(dtype_size(a.out.dtype()));
   const auto* g = static_cast<const uint8_t*>(a.a.data());
   const auto* u = static_cast<const uint8_t*>(a.b.data());
   auto* out = static_cast<uint8_t*>(a.out.data());
-  parallel_for(0, (n + kChunk - 1) / kChunk, 1, [&](int64_t begin, int64_t end) {
-    const int64_t start = begin * kChunk, stop = std::min(n, end * kChunk);
+  for_each_elementwise_chunk(n, [&](int64_t start, int64_t stop) {
     fn(g + start * es, u + start * es, out + start * es, type, stop - start);
   });
 }

@@ -24,6 +24,8 @@ namespace {
 // stay ordinary.
 constexpr size_t kHugePageBytes = size_t{2} << 20;
 constexpr size_t kPageBytes = 4096;
+// Sizes up to this round to the alignment only (exact free lists); above, to quarter steps.
+constexpr size_t kExactRoundingBytes = 64 * 1024;
 
 void* system_allocate(size_t rounded) {
   if (rounded < kHugePageBytes) return std::aligned_alloc(kAllocationAlignment, rounded);
@@ -88,8 +90,7 @@ CachingAllocator::~CachingAllocator() {
 
 size_t CachingAllocator::round_size(size_t bytes) {
   if (bytes == 0) bytes = 1;
-  constexpr size_t kSmall = 64 * 1024;
-  if (bytes <= kSmall) return (bytes + kAllocationAlignment - 1) / kAllocationAlignment * kAllocationAlignment;
+  if (bytes <= kExactRoundingBytes) return (bytes + kAllocationAlignment - 1) / kAllocationAlignment * kAllocationAlignment;
   // Quarter steps of the enclosing power of two: (64 KiB, 128 KiB] rounds to 80, 96, 112, 128 KiB.
   const size_t pow2 = std::bit_ceil(bytes);
   const size_t step = pow2 / 8;   // pow2/2 .. pow2 covered in 4 steps of pow2/8
@@ -135,7 +136,7 @@ void* CachingAllocator::allocate(size_t bytes) {
   }
   size_t& used = s.used[p];
   // Small blocks share pages with their neighbours and round by at most 63 bytes: counted whole.
-  const size_t paged = block <= 64 * 1024 ? block : std::min(block, (bytes + kPageBytes - 1) / kPageBytes * kPageBytes);
+  const size_t paged = block <= kExactRoundingBytes ? block : std::min(block, (bytes + kPageBytes - 1) / kPageBytes * kPageBytes);
   if (paged > used) {
     s.stats.reserved_used_bytes += paged - used;
     used = paged;

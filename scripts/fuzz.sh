@@ -2,7 +2,10 @@
 # Builds the libFuzzer targets with clang's -fsanitize=fuzzer,address,undefined, each from just the sources it
 # needs, and runs each for FUZZ_SECONDS (default 30) from its seed corpus:
 #   safetensors_config_fuzzer  the safetensors header and config.json parsers (fuzz/corpus)
-#   records_suites_fuzzer      the records readers and the suite reader        (fuzz/corpus_records)
+#   records_suites_fuzzer      the records readers and the suite reader        (fuzz/corpus_records; the suite
+#                              reader names its rows from the op case table, src/check/op_cases/, whose files
+#                              call the ops: they come uninstrumented from the release library, so build the
+#                              release preset first)
 #   tokenizer_fuzzer           tokenizer.json, encode, decode, streaming decode (fuzz/corpus_tokenizer)
 #   npy_fuzzer                 the .npy header and data bounds                  (fuzz/corpus_npy)
 #   vae_folder_fuzzer          the VAE config.json, an index's weight_map,
@@ -30,6 +33,7 @@ sources[records_suites_fuzzer]="src/check/records_reader.cpp src/check/records.c
                                  src/check/manifest.cpp src/check/suites.cpp"
 corpus[records_suites_fuzzer]=fuzz/corpus_records
 max_len[records_suites_fuzzer]=16384
+libs[records_suites_fuzzer]="build/release/libfourfold.a -lpcre2-8 -lutf8proc -lpng -lpthread"
 sources[tokenizer_fuzzer]="$(echo src/model/tokenizer/*.cpp)"
 corpus[tokenizer_fuzzer]=fuzz/corpus_tokenizer
 max_len[tokenizer_fuzzer]=32768
@@ -46,7 +50,13 @@ corpus[png_fuzzer]=fuzz/corpus_png
 max_len[png_fuzzer]=65536
 libs[png_fuzzer]="-lpng"
 
-for target in ${FUZZ_TARGETS:-safetensors_config_fuzzer records_suites_fuzzer tokenizer_fuzzer vae_folder_fuzzer png_fuzzer npy_fuzzer}; do
+release_library=build/release/libfourfold.a
+targets="${FUZZ_TARGETS:-safetensors_config_fuzzer records_suites_fuzzer tokenizer_fuzzer vae_folder_fuzzer png_fuzzer npy_fuzzer}"
+if [[ " $targets " == *" records_suites_fuzzer "* && ! -f "$release_library" ]]; then
+  echo "fuzz.sh: records_suites_fuzzer links $release_library; build it first: cmake --preset release && cmake --build --preset release" >&2
+  exit 1
+fi
+for target in $targets; do
   # shellcheck disable=SC2086
   "$cxx" "${flags[@]}" "fuzz/$target.cpp" ${sources[$target]} "${core[@]}" -lfmt ${libs[$target]:-} -o "$out/$target"
   rm -rf "$out/corpus_$target"

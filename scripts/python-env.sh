@@ -12,7 +12,14 @@ if [ ! -x "$dir/bin/python" ]; then
   python3 -m venv "$dir"
 fi
 "$dir/bin/python" -m pip install -q --upgrade pip
-"$dir/bin/python" -m pip install -q "torch==${torch_version}" "transformers==5.23.0" "diffusers==0.42.1" safetensors numpy pytest
-# Editable: the driver runs from this checkout and finds its data/suites.
-"$dir/bin/python" -m pip install -q --no-deps -e ./python
-"$dir/bin/python" -c "import torch, fourfold_torch; print('python-env:', '$dir', 'torch', torch.__version__)"
+"$dir/bin/python" -m pip install -q "torch==${torch_version}" "transformers==5.23.0" "diffusers==0.42.1" safetensors numpy \
+  pytest setuptools
+# Editable: the driver runs from this checkout and finds its data/suites. The build compiles the extension
+# (torch.ops.fourfold) against this environment's torch, in place, and links build/release/libfourfold.a:
+# build the release preset first. No build isolation: the extension must match the torch it loads into.
+if [ ! -f build/release/libfourfold.a ]; then
+  echo "python-env.sh: build/release/libfourfold.a is missing; run cmake --preset release && cmake --build --preset release" >&2
+  exit 1
+fi
+"$dir/bin/python" -m pip install -q --no-deps --no-build-isolation -e ./python
+"$dir/bin/python" -c "import torch, fourfold_torch.torch_ops as o; o.require(); print('python-env:', '$dir', 'torch', torch.__version__, 'with torch.ops.fourfold')"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the release and asan (AddressSanitizer + UBSan) presets and runs every test on both, then a short run of
-# each fuzz target (scripts/fuzz.sh; FUZZ_SECONDS sets each one's length), then the PyTorch driver's pytest.
+# each fuzz target (scripts/fuzz.sh; FUZZ_SECONDS sets each one's length), then the PyTorch driver's and
+# extension's pytest.
 
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +13,8 @@ done
 ctest --preset release
 ctest --preset asan
 bash scripts/fuzz.sh
-# The PyTorch driver (python/fourfold_torch): PyTorch from PyPI in its own environment, its tests against the
-# release binary (fourfold compare must read what the driver writes).
+# The PyTorch driver and extension (python/fourfold_torch, torch.ops.fourfold linked against the release library):
+# PyTorch from PyPI in its own environment, its tests against the release binary (fourfold compare must read
+# what the driver writes); the extension's tests may not skip here.
 bash scripts/python-env.sh build/pyenv
-FOURFOLD_CLI="$PWD/build/release/fourfold" build/pyenv/bin/python -m pytest -q python/tests
+FOURFOLD_TORCH_EXTENSION=required FOURFOLD_CLI="$PWD/build/release/fourfold" build/pyenv/bin/python -m pytest -q python/tests

@@ -51,6 +51,10 @@ class Tensor {
   // Wraps bytes someone else owns (mapped weights): no copy, `owner` keeps them alive.
   static Tensor from_blob(void* data, const Shape& shape, DType dtype, std::shared_ptr<void> owner,
                           Device device = kCpu);
+  // The same over a strided view (element strides >= 0, as PyTorch's): the storage spans the elements the
+  // strides reach from `data`, element [0, ..., 0]. ShapeError when strides and shape differ in length.
+  static Tensor from_blob(void* data, const Shape& shape, const Shape& strides, DType dtype,
+                          std::shared_ptr<void> owner, Device device = kCpu);
   // Values are converted to `dtype` with store_from_double (complex: store_from_complex).
   static Tensor from_vector(const std::vector<double>& values, const Shape& shape, DType dtype);
   static Tensor from_complex_vector(const std::vector<std::complex<double>>& values, const Shape& shape);

@@ -22,6 +22,9 @@ def _parser():
     c = sub.add_parser("check", help="write the four records of this PyTorch build")
     c.add_argument("--device", default="cpu", help="cpu, cuda, cuda:N or mps (default cpu)")
     c.add_argument("--compile", action="store_true", help="run every op (and the model) through torch.compile")
+    c.add_argument("--kernels", default="torch", choices=["torch", "fourfold"],
+                   help="torch: PyTorch's own ops; fourfold: torch.ops.fourfold where it has the op, and the models "
+                        "through fourfold_torch.optimize (default torch)")
     c.add_argument("--out", default="fourfold-torch-check", help="directory for records.json")
     c.add_argument("--suite", nargs="+", default=DEFAULT_SUITES, help="op suites (data/suites/*.json); default: all ten")
     c.add_argument("--repeats", type=int, default=5, help="timed samples per row (fourfold check's A B pairs)")
@@ -80,7 +83,13 @@ def main(argv=None):
     if a.model:
         e2e = end_to_end.Options(a.model, a.seed, a.e2e_prefill, a.e2e_contexts, 8, a.e2e_repeats, 16, 32,
                                  activation=a.dtype, reference=a.e2e_reference)
-    o = CheckOptions(device=a.device, compile=a.compile, suites=a.suite, repeats=a.repeats,
+    if a.kernels == "fourfold":
+        from . import torch_ops
+        try:
+            torch_ops.require()
+        except ImportError as e:
+            parser.error(f"argument --kernels: {e}")
+    o = CheckOptions(device=a.device, compile=a.compile, kernels=a.kernels, suites=a.suite, repeats=a.repeats,
                      rows_per_suite=a.rows_per_suite, reference_cap=a.reference_cap, seed=a.seed,
                      rotate_bytes=0 if a.hot else 128 << 20, e2e=e2e,
                      vae=vae_workload.Options(a.vae_model, a.seed, repeats=a.vae_repeats) if a.vae_model else None)

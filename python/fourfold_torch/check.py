@@ -26,6 +26,7 @@ DEFAULT_SUITES = ["decode-linear", "prefill-linear", "softmax", "pad", "moe", "a
 class CheckOptions:
     device: str = "cpu"
     compile: bool = False
+    kernels: str = "torch"   # "fourfold": the cases and models run on torch.ops.fourfold where it has the op
     suites: list = field(default_factory=lambda: list(DEFAULT_SUITES))
     repeats: int = 5
     rows_per_suite: int = 6
@@ -59,14 +60,14 @@ def run_rows(cases, o, device, roof, say):
     for index, c in enumerate(cases, 1):
         say(f"[{index}/{len(cases)}] {c.op} {c.name} {c.shape} {c.dtype}")
         try:
-            fn, args, variant = op_calls.build_call(c, o.seed, device)
+            fn, args, variant = op_calls.build_call(c, o.seed, device, kernels=o.kernels)
         except op_calls.Unsupported as e:
             skips.append(Skip(c.suite, c.op, c.row_shape, c.dtype, str(e)))
             continue
         run = _compiled(fn) if o.compile else fn
         cost = op_cost(c)
         copies = rotation_copies(cost, o.rotate_bytes, 64)
-        sets = [args] + [op_calls.build_call(c, rotation_seed(o.seed, i), device)[1] for i in range(1, copies)]
+        sets = [args] + [op_calls.build_call(c, rotation_seed(o.seed, i), device, kernels=o.kernels)[1] for i in range(1, copies)]
         try:
             out = _first(run(*args))   # also compiles, before any timing
             synchronize(device)
@@ -111,7 +112,7 @@ def run_check(o, say=lambda m: print(m, file=sys.stderr)):
     throughput = model_memory = vae_throughput = vae_memory = None
     end_to_end_rows = []
     if o.e2e is not None:
-        result = end_to_end.run(o.e2e, device, o.compile, say)
+        result = end_to_end.run(o.e2e, device, o.compile, say, o.kernels)
         w["context_lengths"] = list(o.e2e.decode_contexts)
         w["shapes"].append(result.shape_line)
         w["config_hash"] = result.config_hash
@@ -122,13 +123,13 @@ def run_check(o, say=lambda m: print(m, file=sys.stderr)):
         end_to_end_rows.append(result.logits)
         skips.extend(result.skips)
     if o.vae is not None:
-        vae = vae_workload.run(o.vae, device, o.compile, say)
+        vae = vae_workload.run(o.vae, device, o.compile, say, o.kernels)
         w["shapes"].append("vae: " + vae.shape_line)
         vae_throughput, vae_memory = vae.throughput, memory_record(vae.memory)
         end_to_end_rows.extend([vae.decode, vae.round_trip])
     say("probing the device again")
     after = {"read_bandwidth_gb_per_s": read_bandwidth_gb_per_s_or_none(device), "thread_latency_ns": None}
-    manifest = torch_manifest(device, device_text, w, dtypes, o.compile, before, after)
+    manifest = torch_manifest(device, device_text, w, dtypes, o.compile, before, after, o.kernels)
     manifest["skipped"] = [s.__dict__ for s in skips]
     op_time = {"peak_read_gb_per_s": roof.read_gbs, "peak_gflop_per_s": roof.gflops, "rows": op_rows}
     return record_set(manifest, throughput, op_time, {"ops": correct_rows, "end_to_end": end_to_end_rows}, memory,

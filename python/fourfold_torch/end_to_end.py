@@ -127,7 +127,7 @@ def _row(phase, context, generated, samples):
             "max_tokens_per_s": real(max(samples)), "samples_tokens_per_s": [real(s) for s in samples]}
 
 
-def run(o, device, compiled, say):
+def run(o, device, compiled, say, kernels="torch"):
     from transformers import AutoConfig, DynamicCache
     config = AutoConfig.from_pretrained(o.model_dir)
     act = activation_of(o.activation, config)
@@ -148,6 +148,10 @@ def run(o, device, compiled, say):
         del ref_model
         say(f"end-to-end: loading the model in {NAMES[act]} on {device}")
         model = _load(o.model_dir, act, device)
+        if kernels == "fourfold":
+            from .rewire import optimize
+            optimize(model)
+            say(f"end-to-end: {len(model.fourfold_optimized)} modules on torch.ops.fourfold")
         if compiled:
             model.forward = torch.compile(model.forward, dynamic=True)
         got = _teacher_forced(model, prompt, continuation, device)

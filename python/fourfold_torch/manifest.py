@@ -30,19 +30,20 @@ def _build_config():
             build_type.group(1) if build_type else ("Debug" if torch.version.debug else "Release"))
 
 
-def producer(compiled, device_text):
+def producer(compiled, device_text, kernels="torch"):
     return (f"PyTorch {torch.__version__} (git {(torch.version.git_version or 'unknown')[:12]}), "
-            f"{'torch.compile' if compiled else 'eager'}, {device_text}")
+            f"{'torch.compile' if compiled else 'eager'}, {device_text}"
+            + (", fourfold kernels (torch.ops.fourfold)" if kernels == "fourfold" else ""))
 
 
-def torch_manifest(device, device_text, workload, dtypes, compiled, machine_before, machine_after):
+def torch_manifest(device, device_text, workload, dtypes, compiled, machine_before, machine_after, kernels="torch"):
     compiler, cxx_flags, build_type = _build_config()
     details = {"version": torch.__version__, "git_version": torch.version.git_version or "",
                "mode": "torch.compile" if compiled else "eager", "cpu_capability": torch.backends.cpu.get_cpu_capability(),
-               "interop_threads": torch.get_num_interop_threads()}
+               "interop_threads": torch.get_num_interop_threads(), "kernels": kernels}
     details.update(describe(device))
     return {
-        "producer": producer(compiled, device_text),
+        "producer": producer(compiled, device_text, kernels),
         "fourfold_version": __version__,
         "git_commit": _repo_commit(),
         "compiler": compiler,

@@ -66,9 +66,19 @@ def grads(f, inputs, grad):
     return torch.autograd.grad(f(*inputs), inputs, grad)
 
 
-def build_call(case, seed, device="cpu", oracle=False):
+def build_call(case, seed, device="cpu", oracle=False, kernels="torch"):
     """The case's call on its inputs made from `seed`; oracle=True: the same values widened to float64 on the
-    CPU (FP8 operands stay FP8, as in fourfold), and a plain float64 formula where PyTorch's op has none."""
+    CPU (FP8 operands stay FP8, as in fourfold), and a plain float64 formula where PyTorch's op has none.
+    kernels="fourfold": the case module's fourfold_call (torch.ops.fourfold) where it has one, else its PyTorch
+    call with the variant saying so, as optimize() leaves what it does not cover on PyTorch."""
     if case.dtype not in TORCH_DTYPES:
         raise Unsupported(f"dtype {case.dtype} has no torch dtype here")
-    return op_cases.module(case.case_op).call(case, Maker(case.dtype, seed, device, oracle))
+    module = op_cases.module(case.case_op)
+    maker = Maker(case.dtype, seed, device, oracle)
+    if kernels == "fourfold" and not oracle:
+        fourfold_call = getattr(module, "fourfold_call", None)
+        if fourfold_call is not None:
+            return fourfold_call(case, maker)
+        fn, args, variant = module.call(case, maker)
+        return fn, args, variant + " (PyTorch: no fourfold op)"
+    return module.call(case, maker)

@@ -120,11 +120,14 @@ def _end_to_end_row(name, psnr_db):
     return {"name": name, "psnr_db": real(psnr_db), "top1_agreement_percent": None, "mean_kl": None}
 
 
-def run(o, device, compiled, say):
+def run(o, device, compiled, say, kernels="torch"):
     if o.repeats < 1:
         raise ValueError(f"VAE workload: repeats: expected >= 1, found {o.repeats}")
     say("VAE: loading the model")
     vae = _load(o.model_dir, torch.float32, device)
+    if kernels == "fourfold":
+        from .rewire import optimize
+        optimize(vae)
     config = dict(vae.config)
     scale = config.get("scale_factor_spatial", 8)
     if o.tile % scale or o.tile_stride % scale or o.tile_stride > o.tile:

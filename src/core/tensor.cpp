@@ -139,6 +139,30 @@ Tensor Tensor::from_blob(void* data, const Shape& shape, DType dtype, std::share
   return Tensor(std::move(storage), dtype, shape, contiguous_strides(shape), 0);
 }
 
+Tensor Tensor::from_blob(void* data, const Shape& shape, const Shape& strides, DType dtype, std::shared_ptr<void> owner,
+                         Device device) {
+  const char* where = "Tensor::from_blob";
+  check_shape(shape, where);
+  if (strides.size() != shape.size())
+    fail<ShapeError>(where, "strides", fmt::format("{} strides (one per dim of {})", shape.size(), shape_string(shape)),
+                     shape_string(strides));
+  // The elements reached: 1 + sum of (size - 1) * stride, or none when a size is 0.
+  int64_t span = 1;
+  for (size_t d = 0; d < shape.size(); ++d) {
+    if (strides[d] < 0) fail<ShapeError>(where, "strides", "non-negative strides", shape_string(strides));
+    if (shape[d] == 0) span = 0;
+  }
+  if (span != 0)
+    for (size_t d = 0; d < shape.size(); ++d) {
+      int64_t reach = 0;
+      if (__builtin_mul_overflow(shape[d] - 1, strides[d], &reach) || __builtin_add_overflow(span, reach, &span))
+        fail<ShapeError>(where, "strides", "a span whose size fits in 64 bits", shape_string(strides));
+    }
+  const size_t nbytes = checked_nbytes({span}, dtype, where);
+  auto storage = std::make_shared<Storage>(data, nbytes, device, std::move(owner));
+  return Tensor(std::move(storage), dtype, shape, strides, 0);
+}
+
 Tensor Tensor::from_vector(const std::vector<double>& values, const Shape& shape, DType dtype) {
   Tensor t = empty(shape, dtype);
   if (static_cast<int64_t>(values.size()) != t.numel())

@@ -126,5 +126,21 @@ TEST(Tensor, FromVectorChecksCountAndBlobSharesMemory) {
   EXPECT_TRUE(testing::throws_with<ShapeError>([] { Tensor::empty(Shape(9, 1), DType::f32); }, {"rank <= 8"}));
 }
 
+TEST(Tensor, StridedBlobViewsTheElementsItsStridesReach) {
+  // A [2, 3] column slice of a [2, 5] row-major buffer, transposed: strides (1, 5) over 2 + 2 * 5 elements.
+  auto buffer = std::make_shared<std::vector<float>>(std::vector<float>{0, 1, 2, 3, 4, 5, 6, 7, 8, 9});
+  Tensor t = Tensor::from_blob(buffer->data() + 1, {3, 2}, {1, 5}, DType::f32, buffer);
+  EXPECT_EQ(t.to_vector(), (std::vector<double>{1, 6, 2, 7, 3, 8}));
+  EXPECT_EQ(t.storage()->nbytes(), 8 * sizeof(float));
+  EXPECT_FALSE(t.is_contiguous());
+  Tensor broadcast = Tensor::from_blob(buffer->data(), {4, 2}, {0, 1}, DType::f32, buffer);
+  EXPECT_EQ(broadcast.to_vector(), (std::vector<double>{0, 1, 0, 1, 0, 1, 0, 1}));
+  EXPECT_EQ(Tensor::from_blob(buffer->data(), {0, 3}, {3, 1}, DType::f32, buffer).storage()->nbytes(), 0u);
+  EXPECT_TRUE(testing::throws_with<ShapeError>(
+      [&] { Tensor::from_blob(buffer->data(), {2, 2}, {1}, DType::f32, buffer); }, {"from_blob", "strides", "2 strides"}));
+  EXPECT_TRUE(testing::throws_with<ShapeError>(
+      [&] { Tensor::from_blob(buffer->data(), {2, 2}, {-1, 1}, DType::f32, buffer); }, {"non-negative"}));
+}
+
 }  // namespace
 }  // namespace fourfold

@@ -34,3 +34,10 @@ def call(c, mk):
 def cost(c, s):
     x = c.p["x"]
     return OpCost((math.prod(x) + x[1]) * s, math.prod(x) * s, 0.0)
+
+
+def fourfold_call(c, mk):
+    # The composed call's eps is added to the mean square, as channel_rms_norm's.
+    x, w = mk.t(c.p["x"]), mk.t([c.p["x"][1]], 1)
+    return ((lambda x, w: torch.ops.fourfold.channel_rms_norm(x, w, RMS_EPS, True)), (x, w),
+            "fourfold.channel_rms_norm + silu")

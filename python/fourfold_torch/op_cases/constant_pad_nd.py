@@ -2,6 +2,7 @@
 
 import math
 
+import torch
 import torch.nn.functional as F
 
 from ..op_cost import OpCost
@@ -32,7 +33,7 @@ def padded_shape(p):
     return out
 
 
-def call(c, mk):
+def _input(c, mk):
     p = c.p
     shape, rank = p["shape"], len(p["shape"])
     if p["layout"] == "channels_last":
@@ -45,8 +46,17 @@ def call(c, mk):
         x = mk.t(shape[:-1] + [shape[-1] + 2]).narrow(rank - 1, 1, shape[-1])
     else:
         x = mk.t(shape)
-    pads, value = list(p["pads"]), p["value"]
-    return (lambda t: F.pad(t, pads, mode="constant", value=value)), (x,), "F.pad constant"
+    return x
+
+
+def call(c, mk):
+    pads, value = list(c.p["pads"]), c.p["value"]
+    return (lambda t: F.pad(t, pads, mode="constant", value=value)), (_input(c, mk),), "F.pad constant"
+
+
+def fourfold_call(c, mk):
+    pads, value = list(c.p["pads"]), c.p["value"]
+    return (lambda t: torch.ops.fourfold.constant_pad_nd(t, pads, value)), (_input(c, mk),), "fourfold.constant_pad_nd"
 
 
 def cost(c, s):

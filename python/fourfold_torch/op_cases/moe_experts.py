@@ -43,3 +43,17 @@ def cost(c, s):
     rows, n, k = float(p["tokens"] * p["top_k"]), p["n"], p["k"]
     return OpCost((p["tokens"] * k + 3.0 * active_experts(p) * k * n) * s + 4.0 * (2.0 * rows + p["experts"]),
                   p["tokens"] * k * s, 6.0 * rows * n * k)
+
+
+def fourfold_call(c, mk):
+    """The same routed rows through torch.ops.fourfold.moe_experts (rows sorted by expert, offs their ends)."""
+    p = c.p
+    ends, total, dev, offs = groups(p, mk)
+    n, k, T = p["n"], p["k"], p["tokens"]
+    x = mk.t([T, k])
+    gate = mk.t([p["experts"], n, k], 1, 1.0 / math.sqrt(k))
+    up = mk.t([p["experts"], n, k], 2, 1.0 / math.sqrt(k))
+    down = mk.t([p["experts"], k, n], 3, 1.0 / math.sqrt(n))
+    rows = torch.tensor([r % max(T, 1) for r in range(total)], dtype=torch.int32, device=dev)
+    w32 = torch.full([total], 1.0 / p["top_k"], dtype=torch.float32, device=dev)
+    return torch.ops.fourfold.moe_experts, (x, gate, up, down, rows, w32, offs), "fourfold.moe_experts"

@@ -1,5 +1,6 @@
 """F.rms_norm over the last dim of x [rows, cols] with a weight, fourfold's explicit eps."""
 
+import torch
 import torch.nn.functional as F
 
 from ..op_calls import RMS_EPS
@@ -21,3 +22,9 @@ def call(c, mk):
 def cost(c, s):
     e = float(c.p["rows"] * c.p["cols"])
     return OpCost((e + c.p["cols"]) * s, e * s, 0.0)
+
+
+def fourfold_call(c, mk):
+    cols = c.p["cols"]
+    x, w = mk.matrix(c.p), mk.t([cols], 1)
+    return (lambda x, w: torch.ops.fourfold.rms_norm(x, [cols], w, RMS_EPS)), (x, w), "fourfold.rms_norm"

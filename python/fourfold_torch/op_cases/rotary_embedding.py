@@ -26,3 +26,9 @@ def call(c, mk):
 def cost(c, s):
     e = float(c.p["rows"] * c.p["cols"])
     return OpCost((e * c.p["heads"] + e) * s, e * c.p["heads"] * s, 0.0)
+
+
+def fourfold_call(c, mk):
+    rows, cols = c.p["rows"], c.p["cols"]
+    x, cs, sn = mk.t([rows, c.p["heads"], cols]), mk.t([rows, 1, cols // 2], 1), mk.t([rows, 1, cols // 2], 2)
+    return torch.ops.fourfold.rotary_embedding, (x, cs, sn), "fourfold.rotary_embedding"

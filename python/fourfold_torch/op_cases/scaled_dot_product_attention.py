@@ -78,3 +78,13 @@ def cost(c, s):
     q = float(p["batch"] * p["q_heads"] * p["q_len"] * p["head_dim"])
     kv = 2.0 * p["batch"] * p["kv_heads"] * p["kv_len"] * p["head_dim"]
     return OpCost((q + kv) * s, q * s, 2.0 * p["batch"] * p["q_heads"] * attended_pairs(p) * 2 * p["head_dim"])
+
+
+def fourfold_call(c, mk):
+    a = c.p
+    q = mk.t([a["batch"], a["q_heads"], a["q_len"], a["head_dim"]])
+    k = mk.t([a["batch"], a["kv_heads"], a["kv_len"], a["head_dim"]], 1)
+    v = mk.t([a["batch"], a["kv_heads"], a["kv_len"], a["head_dim"]], 2)
+    causal, gqa = a["causal"], a["q_heads"] != a["kv_heads"]
+    return ((lambda q, k, v: torch.ops.fourfold.scaled_dot_product_attention(q, k, v, None, causal, None, gqa)),
+            (q, k, v), "fourfold.scaled_dot_product_attention")

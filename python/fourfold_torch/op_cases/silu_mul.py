@@ -1,5 +1,6 @@
 """SwiGLU's F.silu(gate) * up on two [rows, cols] inputs."""
 
+import torch
 import torch.nn.functional as F
 
 from ..op_cost import OpCost
@@ -19,3 +20,8 @@ def call(c, mk):
 def cost(c, s):
     e = float(c.p["rows"] * c.p["cols"])
     return OpCost(2 * e * s, e * s, 0.0)
+
+
+def fourfold_call(c, mk):
+    g, u = mk.matrix(c.p, 0, 4.0), mk.matrix(c.p, 1)
+    return torch.ops.fourfold.silu_mul, (g, u), "fourfold.silu_mul"

@@ -28,3 +28,9 @@ def call(c, mk):
 def cost(c, s):
     e = float(c.p["rows"] * c.p["cols"])
     return OpCost(e * s, e * s, 0.0)
+
+
+def fourfold_call(c, mk):
+    x = mk.t([c.p["rows"], c.p["cols"]], 0, 8.0)
+    dim = c.p["dim"]
+    return (lambda t: torch.ops.fourfold.softmax(t, dim)), (x,), "fourfold.softmax"

@@ -25,3 +25,8 @@ def call(c, mk):
 def cost(c, s):
     p = c.p
     return OpCost(float(p["rows"] * p["cols"]) * s, p["rows"] * p["k"] * (s + 8.0), 0.0)
+
+
+def fourfold_call(c, mk):
+    k = c.p["k"]
+    return (lambda x: torch.ops.fourfold.topk(x, k)), (mk.matrix(c.p, 0, 8.0),), "fourfold.topk"

@@ -1,0 +1,96 @@
+#include "tensor_bridge.h"
+
+#include <ATen/Parallel.h>
+
+#include <memory>
+
+#include "fourfold/parallel.h"
+
+namespace fourfold_torch {
+namespace {
+
+using fourfold::DType;
+
+std::optional<DType> fourfold_dtype(at::ScalarType t) {
+  switch (t) {
+    case at::kFloat: return DType::f32;
+    case at::kHalf: return DType::f16;
+    case at::kBFloat16: return DType::bf16;
+    case at::kFloat8_e4m3fn: return DType::f8_e4m3fn;
+    case at::kFloat8_e5m2: return DType::f8_e5m2;
+    case at::kComplexFloat: return DType::complex64;
+    case at::kInt: return DType::i32;
+    case at::kLong: return DType::i64;
+    case at::kBool: return DType::boolean;
+    case at::kDouble: return DType::f64;
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace
+
+void refuse(const char* op, const char* arg, const std::string& expected, const std::string& found) {
+  TORCH_CHECK_VALUE(false, fourfold::describe_error(std::string("fourfold.") + op, arg, expected, found));
+}
+
+fourfold::Tensor to_fourfold(const at::Tensor& x, const char* op, const char* arg) {
+  if (!x.defined()) refuse(op, arg, "a tensor", "an undefined tensor");
+  if (!x.device().is_cpu()) refuse(op, arg, "a CPU tensor", x.device().str());
+  const std::optional<DType> dtype = fourfold_dtype(x.scalar_type());
+  TORCH_CHECK_TYPE(dtype.has_value(),
+                   fourfold::describe_error(std::string("fourfold.") + op, arg,
+                                            "float32, float16, bfloat16, float8, int32, int64 or bool",
+                                            "torch." + std::string(c10::getDtypeNames(x.scalar_type()).first)));
+  // The view holds a reference to x's storage, not a copy of x.
+  auto owner = std::make_shared<at::Tensor>(x);
+  return fourfold::Tensor::from_blob(x.data_ptr(), int_list(x.sizes()), int_list(x.strides()), *dtype,
+                                     std::static_pointer_cast<void>(owner));
+}
+
+fourfold::OptTensor to_fourfold(const std::optional<at::Tensor>& x, const char* op, const char* arg) {
+  if (!x.has_value() || !x->defined()) return std::nullopt;
+  return to_fourfold(*x, op, arg);
+}
+
+fourfold::Tensor weight_to_fourfold(const at::Tensor& w, const char* op, const char* arg) {
+  if (w.dim() >= 1 && w.size(-1) > 1 && w.stride(-1) != 1)
+    refuse(op, arg, "a weight whose last dim is contiguous (fourfold reads weights in place, it does not copy them)",
+           c10::str("strides ", w.strides()));
+  return to_fourfold(w, op, arg);
+}
+
+at::ScalarType torch_dtype(DType dtype) {
+  switch (dtype) {
+    case DType::f32: return at::kFloat;
+    case DType::f16: return at::kHalf;
+    case DType::bf16: return at::kBFloat16;
+    case DType::f8_e4m3fn: return at::kFloat8_e4m3fn;
+    case DType::f8_e5m2: return at::kFloat8_e5m2;
+    case DType::complex64: return at::kComplexFloat;
+    case DType::i32: return at::kInt;
+    case DType::i64: return at::kLong;
+    case DType::boolean: return at::kBool;
+    case DType::f64: return at::kDouble;
+  }
+  TORCH_CHECK(false, "fourfold: a result dtype PyTorch has no name for");
+}
+
+at::Tensor to_torch(const fourfold::Tensor& t) {
+  auto storage = t.storage();
+  return at::from_blob(t.data(), t.shape(), t.strides(), [storage](void*) mutable { storage.reset(); },
+                       at::TensorOptions().dtype(torch_dtype(t.dtype())).device(at::kCPU));
+}
+
+std::vector<int64_t> int_list(c10::IntArrayRef values) { return {values.begin(), values.end()}; }
+
+void match_torch_threads() {
+  const int n = at::get_num_threads();
+  if (n >= 1 && n != fourfold::num_threads()) fourfold::set_num_threads(n);
+}
+
+void rethrow_as_torch_error(const fourfold::Error& e) {
+  if (dynamic_cast<const fourfold::DTypeError*>(&e) != nullptr) TORCH_CHECK_TYPE(false, e.what());
+  TORCH_CHECK_VALUE(false, e.what());
+}
+
+}  // namespace fourfold_torch

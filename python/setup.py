@@ -1,0 +1,42 @@
+"""Builds fourfold_torch with its compiled extension, fourfold_torch._C: the torch.ops.fourfold ops (csrc/),
+linked against the release libfourfold of this checkout (FOURFOLD_LIBRARY names another), with PyTorch's C++
+extension tooling. The op suites (data/suites) are copied into the package so that an installed copy runs
+without the checkout. PyTorch must already be installed: `pip install --no-build-isolation ./python`, so that
+the extension is built against the torch it will load into (scripts/python-env.sh does this)."""
+import glob
+import os
+import shutil
+
+from setuptools import setup
+from setuptools.command.build_py import build_py
+from torch.utils.cpp_extension import BuildExtension, CppExtension
+
+here = os.path.dirname(os.path.abspath(__file__))
+repo = os.path.dirname(here)
+library = os.environ.get("FOURFOLD_LIBRARY", os.path.join(repo, "build", "release", "libfourfold.a"))
+if not os.path.isfile(library):
+    raise SystemExit(f"fourfold_torch: {library} not found: build the release preset first "
+                     "(cmake --preset release && cmake --build --preset release) or set FOURFOLD_LIBRARY")
+
+
+class BuildPyWithSuites(build_py):
+    def run(self):
+        super().run()
+        target = os.path.join(self.build_lib, "fourfold_torch", "data", "suites")
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(os.path.join(repo, "data", "suites"), target)
+
+
+setup(
+    ext_modules=[CppExtension(
+        name="fourfold_torch._C",
+        sources=sorted(glob.glob(os.path.join("fourfold_torch", "csrc", "*.cpp"))),
+        include_dirs=[os.path.join(repo, "include")],
+        extra_compile_args=["-std=c++20", "-O2"],
+        extra_objects=[library],
+        libraries=["fmt", "pcre2-8", "utf8proc", "png"],
+        # The library's weak template copies stay its own, not interposed by another library loaded into Python.
+        extra_link_args=["-Wl,-Bsymbolic"],
+    )],
+    cmdclass={"build_ext": BuildExtension, "build_py": BuildPyWithSuites},
+)

@@ -1,0 +1,77 @@
+"""fourfold_torch.optimize on the transformers and diffusers fixture folders (tests/data): the optimized model's
+logits, greedy tokens and frames against the unmodified model's, a subset of ops, and bad arguments."""
+import copy
+import os
+
+import pytest
+import torch
+
+from conftest import REPO, TRANSFORMERS
+from torch_ops_support import psnr_db, require_extension
+
+
+@pytest.fixture(autouse=True)
+def _extension():
+    require_extension()
+
+
+def _load_decoder(name):
+    transformers = pytest.importorskip("transformers")
+    return transformers.AutoModelForCausalLM.from_pretrained(os.path.join(TRANSFORMERS, name),
+                                                             dtype=torch.float32).eval()
+
+
+@pytest.mark.parametrize("name", ["qwen3_moe", "qwen3", "qwen2", "llama3"])
+def test_optimized_decoder_matches_the_unmodified_one(name):
+    from fourfold_torch import optimize
+    plain = _load_decoder(name)
+    fast = optimize(copy.deepcopy(plain))
+    rewired = {op for _, op in fast.fourfold_optimized}
+    assert {"linear", "rms_norm", "add_rms_norm", "scaled_dot_product_attention"} <= rewired
+    assert ("moe_block" if name == "qwen3_moe" else "silu_mul") in rewired
+    ids = torch.randint(0, plain.config.vocab_size, (1, 19), generator=torch.Generator().manual_seed(1))
+    with torch.inference_mode():
+        expected, got = plain(ids).logits, fast(ids).logits
+        assert psnr_db(got, expected) >= 120.0
+        # generate() unchanged: prefill, then decode steps through transformers' own KV cache.
+        a = plain.generate(ids, max_new_tokens=6, do_sample=False)
+        b = fast.generate(ids, max_new_tokens=6, do_sample=False)
+    assert torch.equal(a, b)
+
+
+def test_a_subset_of_ops_rewires_only_those():
+    from fourfold_torch import optimize
+    model = optimize(_load_decoder("qwen3"), ops=["rms_norm"])
+    assert model.fourfold_optimized and {op for _, op in model.fourfold_optimized} == {"rms_norm"}
+    assert "forward" not in vars(model.model.layers[0].self_attn.q_proj)
+
+
+def test_bf16_decoder_stays_within_bf16_rounding():
+    from fourfold_torch import optimize
+    plain = _load_decoder("qwen3_moe").to(torch.bfloat16)
+    fast = optimize(copy.deepcopy(plain))
+    ids = torch.arange(3, 14).unsqueeze(0)
+    with torch.inference_mode():
+        reference = _load_decoder("qwen3_moe")(ids).logits
+        assert psnr_db(fast(ids).logits, reference) >= psnr_db(plain(ids).logits, reference) - 3.0
+
+
+@pytest.mark.parametrize("folder", ["wan2.1_tiny", "wan2.2_tiny"])
+def test_optimized_wan_vae_decodes_the_same_frames(folder):
+    diffusers = pytest.importorskip("diffusers")
+    from fourfold_torch import optimize
+    plain = diffusers.AutoencoderKLWan.from_pretrained(os.path.join(REPO, "tests", "data", "diffusers", folder)).eval()
+    fast = optimize(copy.deepcopy(plain))
+    rewired = {op for _, op in fast.fourfold_optimized}
+    assert {"padded_conv3d", "channel_rms_norm+silu"} <= rewired
+    z = torch.randn(1, plain.config.z_dim, 2, 4, 6, generator=torch.Generator().manual_seed(0))
+    with torch.inference_mode():
+        expected, got = plain.decode(z).sample, fast.decode(z).sample
+    assert got.shape == expected.shape
+    assert psnr_db(got, expected) >= 100.0
+
+
+def test_unknown_ops_are_refused_by_name():
+    from fourfold_torch import optimize
+    with pytest.raises(ValueError, match=r"optimize.*'ops'.*found rms_nrom"):
+        optimize(torch.nn.Linear(2, 2), ops=["rms_nrom"])

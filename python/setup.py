@@ -32,11 +32,13 @@ setup(
         name="fourfold_torch._C",
         sources=sorted(glob.glob(os.path.join("fourfold_torch", "csrc", "*.cpp"))),
         include_dirs=[os.path.join(repo, "include")],
-        extra_compile_args=["-std=c++20", "-O2"],
+        # OpenMP: at::parallel_for, which runs fourfold's loops on PyTorch's threads (csrc/tensor_bridge.cpp), is
+        # inline and OpenMP in PyTorch's CPU builds; libgomp.so.1 is then the one torch has already loaded.
+        extra_compile_args=["-std=c++20", "-O2", "-fopenmp"],
         extra_objects=[library],
         libraries=["fmt", "pcre2-8", "utf8proc", "png"],
         # The library's weak template copies stay its own, not interposed by another library loaded into Python.
-        extra_link_args=["-Wl,-Bsymbolic"],
+        extra_link_args=["-Wl,-Bsymbolic", "-fopenmp"],
     )],
     cmdclass={"build_ext": BuildExtension, "build_py": BuildPyWithSuites},
 )

@@ -133,3 +133,8 @@ def _moe_experts(x, gate, up, down, token_of_row, row_weight, offs, gate_scale=N
 def _moe_block(x, router_weight, gate, up, down, top_k, norm_topk_prob, gate_scale=None, up_scale=None,
                down_scale=None):
     return torch.empty_like(x, memory_format=torch.contiguous_format)
+
+
+@_register("to_huge_pages")
+def _to_huge_pages(t):
+    return torch.empty_like(t)

@@ -18,8 +18,12 @@ OPS = ("linear", "scaled_linear", "rms_norm", "add_rms_norm", "silu_mul", "scale
        "moe_block", "padded_conv3d", "conv2d", "channel_rms_norm", "upsample_nearest")
 
 
-def optimize(model, ops=None):
+def optimize(model, ops=None, weights="copy"):
+    """weights="copy": the rewired modules' weights of 2 MiB and more are copied once onto 2 MiB pages
+    (torch.ops.fourfold.to_huge_pages, as `fourfold run --weights copy`); "keep": read where they are."""
     torch_ops.require()
+    if weights not in ("copy", "keep"):
+        raise ValueError(f"fourfold_torch.optimize: argument 'weights': expected 'copy' or 'keep', found {weights!r}")
     chosen = set(OPS if ops is None else ops)
     unknown = chosen - set(OPS)
     if unknown:
@@ -35,8 +39,24 @@ def optimize(model, ops=None):
                 module.forward = types.MethodType(forward, module)
                 done.append((name, op))
                 break
+    if weights == "copy":
+        _weights_to_huge_pages(model, {name for name, _ in done})
     model.fourfold_optimized = done
     return model
+
+
+def _weights_to_huge_pages(model, rewired):
+    """Each parameter of a rewired module (and below it) of 2 MiB or more, once even where tied."""
+    seen = set()
+    for name, module in model.named_modules():
+        if not any(name == r or name.startswith(r + ".") for r in rewired):
+            continue
+        for p in module.parameters(recurse=False):
+            if id(p) in seen or p.device.type != "cpu" or not p.is_contiguous() or p.nbytes < (2 << 20):
+                continue
+            seen.add(id(p))
+            with torch.no_grad():
+                p.data = torch.ops.fourfold.to_huge_pages(p.data)
 
 
 def _is_silu(module):

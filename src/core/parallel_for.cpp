@@ -42,6 +42,15 @@ void spin_then_wait(const std::atomic<T>& value, T old) {
 
 thread_local bool t_inside_region = false;
 
+// Chunk `chunk` of [begin, end) split into `chunks`: the pool's split and the host threads' alike.
+struct Range {
+  int64_t begin, end;
+};
+Range chunk_range(int64_t begin, int64_t end, int chunk, int chunks) {
+  const int64_t n = end - begin;
+  return {begin + n * chunk / chunks, begin + n * (chunk + 1) / chunks};
+}
+
 class ThreadPool {
  public:
   explicit ThreadPool(int threads) { start(threads); }
@@ -91,12 +100,10 @@ class ThreadPool {
 
   void run_chunk(int chunk) {
     if (chunk >= chunks_) return;
-    const int64_t n = end_ - begin_;
-    const int64_t b = begin_ + n * chunk / chunks_;
-    const int64_t e = begin_ + n * (chunk + 1) / chunks_;
+    const Range r = chunk_range(begin_, end_, chunk, chunks_);
     t_inside_region = true;
     try {
-      (*fn_)(b, e);
+      (*fn_)(r.begin, r.end);
     } catch (...) {
       std::lock_guard lock(error_mutex_);
       if (!error_) error_ = std::current_exception();
@@ -147,9 +154,16 @@ ThreadPool& pool() {
   return *g_pool;
 }
 
+std::atomic<const HostThreads*> g_host{nullptr};
+
 }  // namespace
 
-int num_threads() { return pool().threads(); }
+void use_host_threads(const HostThreads* host) { g_host.store(host, std::memory_order_release); }
+
+int num_threads() {
+  if (const HostThreads* host = g_host.load(std::memory_order_acquire)) return std::max(1, host->threads());
+  return pool().threads();
+}
 
 void set_num_threads(int n) {
   if (n < 1) fail<ValueError>("set_num_threads", "n", "n >= 1", std::to_string(n));
@@ -165,13 +179,26 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain, const std::function
     fn(begin, end);
     return;
   }
-  ThreadPool& p = pool();
-  const int chunks = static_cast<int>(std::min<int64_t>(p.threads(), (n + grain - 1) / grain));
+  const HostThreads* host = g_host.load(std::memory_order_acquire);
+  const int threads = host != nullptr ? std::max(1, host->threads()) : pool().threads();
+  const int chunks = static_cast<int>(std::min<int64_t>(threads, (n + grain - 1) / grain));
   if (chunks <= 1) {
     fn(begin, end);
     return;
   }
-  p.run(begin, end, chunks, fn);
+  if (host == nullptr) return pool().run(begin, end, chunks, fn);
+  host->run(chunks, [&](int chunk) {
+    const Range r = chunk_range(begin, end, chunk, chunks);
+    const bool outer = t_inside_region;
+    t_inside_region = true;
+    try {
+      fn(r.begin, r.end);
+    } catch (...) {
+      t_inside_region = outer;
+      throw;
+    }
+    t_inside_region = outer;
+  });
 }
 
 }  // namespace fourfold

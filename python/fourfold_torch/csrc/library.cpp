@@ -7,9 +7,9 @@
 
 namespace {
 
-// The threads the next op runs on: torch.get_num_threads(), as every op sets it.
+// The threads the next op runs on: PyTorch's intra-op threads, torch.get_num_threads().
 int64_t num_threads() {
-  fourfold_torch::match_torch_threads();
+  fourfold_torch::use_torch_threads();
   return fourfold::num_threads();
 }
 

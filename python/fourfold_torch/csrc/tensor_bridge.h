@@ -31,14 +31,15 @@ std::vector<int64_t> int_list(c10::IntArrayRef values);
 // ValueError "fourfold.<op>: argument '<arg>': expected <expected>, found <found>".
 [[noreturn]] void refuse(const char* op, const char* arg, const std::string& expected, const std::string& found);
 
-// Runs one op: fourfold's pool sized as torch.get_num_threads(), fourfold::DTypeError raised as TypeError and
-// every other fourfold::Error as ValueError (their messages already name the op and the argument).
-void match_torch_threads();
+// Runs one op on PyTorch's intra-op threads (fourfold::use_host_threads; once per process), fourfold::DTypeError
+// raised as TypeError and every other fourfold::Error as ValueError (their messages already name the op and the
+// argument).
+void use_torch_threads();
 [[noreturn]] void rethrow_as_torch_error(const fourfold::Error& e);
 
 template <class F>
 auto run_op(F&& body) {
-  match_torch_threads();
+  use_torch_threads();
   try {
     return body();
   } catch (const fourfold::Error& e) {

@@ -51,6 +51,8 @@ def _parser():
     v.add_argument("--tile-stride", type=int, default=192, help="a tile every this many pixels")
     v.add_argument("--repeats", type=int, default=3, help="timed decodes")
     v.add_argument("--threads", type=int, help="torch.set_num_threads")
+    v.add_argument("--kernels", default="torch", choices=["torch", "fourfold"],
+                   help="fourfold: the VAE through fourfold_torch.optimize (default torch)")
     v.add_argument("--out", help="write the decoded video as .npy")
     return p
 

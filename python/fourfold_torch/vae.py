@@ -13,11 +13,14 @@ import numpy as np
 import torch
 
 
-def decode(model_dir, latents_path, tile, stride, repeats, dtype="float32", threads=None):
+def decode(model_dir, latents_path, tile, stride, repeats, dtype="float32", threads=None, kernels="torch"):
     from diffusers import AutoencoderKLWan
     if threads:
         torch.set_num_threads(threads)
     vae = AutoencoderKLWan.from_pretrained(model_dir, torch_dtype=getattr(torch, dtype)).eval()
+    if kernels == "fourfold":
+        from .rewire import optimize
+        optimize(vae)
     if tile > 0:
         vae.enable_tiling(tile_sample_min_height=tile, tile_sample_min_width=tile, tile_sample_stride_height=stride,
                           tile_sample_stride_width=stride)
@@ -36,8 +39,10 @@ def decode(model_dir, latents_path, tile, stride, repeats, dtype="float32", thre
 
 
 def main(args):
-    r = decode(args.model, args.latents, args.tile, args.tile_stride, args.repeats, threads=args.threads)
-    print(f"PyTorch {torch.__version__} diffusers decode: {r['frames']} frames of {r['width']}x{r['height']}")
+    r = decode(args.model, args.latents, args.tile, args.tile_stride, args.repeats, threads=args.threads,
+               kernels=args.kernels)
+    on = " on torch.ops.fourfold (fourfold_torch.optimize)" if args.kernels == "fourfold" else ""
+    print(f"PyTorch {torch.__version__} diffusers decode{on}: {r['frames']} frames of {r['width']}x{r['height']}")
     print("throughput: " + ", ".join(f"{s:.4f}" for s in r["samples_frames_per_s"]) +
           f" frames/s (median {r['median_frames_per_s']:.4f}, {r['megapixels_per_s']:.4f} megapixels/s)")
     print(f"memory (process): peak rss {r['peak_rss_bytes'] / 2**20:.1f} MiB (getrusage, since process start)")

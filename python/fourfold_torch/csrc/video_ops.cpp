@@ -13,21 +13,17 @@ at::Tensor constant_pad_nd(const at::Tensor& x, c10::IntArrayRef pad, double val
   });
 }
 
-at::Tensor conv2d(const at::Tensor& x, const at::Tensor& weight, const std::optional<at::Tensor>& bias,
-                  c10::IntArrayRef stride, c10::IntArrayRef padding, c10::IntArrayRef dilation, int64_t groups) {
-  return run_op([&] {
-    return to_torch(fourfold::conv2d(to_fourfold(x, "conv2d", "x"), weight_to_fourfold(weight, "conv2d", "weight"),
-                                     to_fourfold(bias, "conv2d", "bias"), int_list(stride), int_list(padding),
-                                     int_list(dilation), groups));
-  });
-}
+using ConvFn = fourfold::Tensor (*)(const fourfold::Tensor&, const fourfold::Tensor&, const fourfold::OptTensor&,
+                                    std::vector<int64_t>, std::vector<int64_t>, std::vector<int64_t>, int64_t);
 
-at::Tensor conv3d(const at::Tensor& x, const at::Tensor& weight, const std::optional<at::Tensor>& bias,
-                  c10::IntArrayRef stride, c10::IntArrayRef padding, c10::IntArrayRef dilation, int64_t groups) {
+// conv2d and conv3d: the same call, fourfold's op of the rank.
+template <ConvFn Conv>
+at::Tensor conv(const at::Tensor& x, const at::Tensor& weight, const std::optional<at::Tensor>& bias,
+                c10::IntArrayRef stride, c10::IntArrayRef padding, c10::IntArrayRef dilation, int64_t groups) {
+  const char* op = Conv == &fourfold::conv2d ? "conv2d" : "conv3d";
   return run_op([&] {
-    return to_torch(fourfold::conv3d(to_fourfold(x, "conv3d", "x"), weight_to_fourfold(weight, "conv3d", "weight"),
-                                     to_fourfold(bias, "conv3d", "bias"), int_list(stride), int_list(padding),
-                                     int_list(dilation), groups));
+    return to_torch(Conv(to_fourfold(x, op, "x"), weight_to_fourfold(weight, op, "weight"), to_fourfold(bias, op, "bias"),
+                         int_list(stride), int_list(padding), int_list(dilation), groups));
   });
 }
 
@@ -63,8 +59,8 @@ TORCH_LIBRARY_FRAGMENT(fourfold, m) {
 
 TORCH_LIBRARY_IMPL(fourfold, CPU, m) {
   m.impl("constant_pad_nd", &constant_pad_nd);
-  m.impl("conv2d", &conv2d);
-  m.impl("conv3d", &conv3d);
+  m.impl("conv2d", &conv<&fourfold::conv2d>);
+  m.impl("conv3d", &conv<&fourfold::conv3d>);
   m.impl("padded_conv3d", &padded_conv3d);
   m.impl("upsample_nearest", &upsample_nearest);
 }

@@ -11,8 +11,8 @@ from ..op_cost import OpCost
 from .grouped_mm import active_experts, grouped, grouped_oracle, groups
 
 
-def call(c, mk):
-    p = c.p
+def _inputs(p, mk):
+    """x, the expert stacks and each routed row's token (row r is token r mod T), with the routing."""
     ends, total, dev, offs = groups(p, mk)
     n, k, T = p["n"], p["k"], p["tokens"]
     x = mk.t([T, k])
@@ -20,6 +20,13 @@ def call(c, mk):
     up = mk.t([p["experts"], n, k], 2, 1.0 / math.sqrt(k))
     down = mk.t([p["experts"], k, n], 3, 1.0 / math.sqrt(n))
     rows = torch.tensor([r % max(T, 1) for r in range(total)], dtype=torch.int64, device=dev)
+    return x, gate, up, down, rows, (ends, total, dev, offs)
+
+
+def call(c, mk):
+    p = c.p
+    x, gate, up, down, rows, (ends, total, dev, offs) = _inputs(p, mk)
+    k, T = p["k"], p["tokens"]
     weight = 1.0 / p["top_k"]
     if mk.oracle:
         def oracle(x, gate, up, down):
@@ -48,12 +55,7 @@ def cost(c, s):
 def fourfold_call(c, mk):
     """The same routed rows through torch.ops.fourfold.moe_experts (rows sorted by expert, offs their ends)."""
     p = c.p
-    ends, total, dev, offs = groups(p, mk)
-    n, k, T = p["n"], p["k"], p["tokens"]
-    x = mk.t([T, k])
-    gate = mk.t([p["experts"], n, k], 1, 1.0 / math.sqrt(k))
-    up = mk.t([p["experts"], n, k], 2, 1.0 / math.sqrt(k))
-    down = mk.t([p["experts"], k, n], 3, 1.0 / math.sqrt(n))
-    rows = torch.tensor([r % max(T, 1) for r in range(total)], dtype=torch.int32, device=dev)
+    x, gate, up, down, rows, (_, total, dev, offs) = _inputs(p, mk)
     w32 = torch.full([total], 1.0 / p["top_k"], dtype=torch.float32, device=dev)
-    return torch.ops.fourfold.moe_experts, (x, gate, up, down, rows, w32, offs), "fourfold.moe_experts"
+    return (torch.ops.fourfold.moe_experts, (x, gate, up, down, rows.to(torch.int32), w32, offs),
+            "fourfold.moe_experts")

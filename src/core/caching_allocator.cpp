@@ -2,6 +2,7 @@
 // empty), statistics for the memory record.
 #include <algorithm>
 #include <bit>
+#include <cstdint>
 #include <cstdlib>
 #include <map>
 #include <mutex>
@@ -27,14 +28,47 @@ constexpr size_t kPageBytes = 4096;
 // Sizes up to this round to the alignment only (exact free lists); above, to quarter steps.
 constexpr size_t kExactRoundingBytes = 64 * 1024;
 
+// What a block of `rounded` bytes holds from the system: whole pages.
+size_t system_bytes(size_t rounded) { return (rounded + kPageBytes - 1) / kPageBytes * kPageBytes; }
+
+// Every block is a mapping of its own, fresh pages that become resident only when touched, so the reserved
+// bytes the memory record compares with the process's growth are exactly what that growth can come from.
+// glibc's heap placed small blocks in pages an earlier stage had left resident, and "outside the allocator"
+// read below zero by them. Under AddressSanitizer blocks come from malloc, so that it checks their bounds.
 void* system_allocate(size_t rounded) {
-  if (rounded < kHugePageBytes) return std::aligned_alloc(kAllocationAlignment, rounded);
-  void* p = nullptr;   // posix_memalign: aligned_alloc may refuse a size that is not a multiple of the alignment
-  if (posix_memalign(&p, kHugePageBytes, rounded) != 0) return nullptr;
+  const size_t bytes = system_bytes(rounded);
+#if defined(__SANITIZE_ADDRESS__)
+  void* p = nullptr;
+  return posix_memalign(&p, bytes < kHugePageBytes ? kAllocationAlignment : kHugePageBytes, bytes) == 0 ? p : nullptr;
+#else
+  const int prot = PROT_READ | PROT_WRITE, flags = MAP_PRIVATE | MAP_ANONYMOUS;
+  if (bytes < kHugePageBytes) {
+    void* p = mmap(nullptr, bytes, prot, flags, -1, 0);
+    return p == MAP_FAILED ? nullptr : p;
+  }
+  // 2 MiB aligned: map 2 MiB more and unmap what lies before and after the aligned block.
+  void* raw = mmap(nullptr, bytes + kHugePageBytes, prot, flags, -1, 0);
+  if (raw == MAP_FAILED) return nullptr;
+  const uintptr_t start = reinterpret_cast<uintptr_t>(raw);
+  const uintptr_t aligned = (start + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+  if (aligned > start) munmap(raw, aligned - start);
+  const size_t tail = start + bytes + kHugePageBytes - (aligned + bytes);
+  if (tail > 0) munmap(reinterpret_cast<void*>(aligned + bytes), tail);
+  void* p = reinterpret_cast<void*>(aligned);
 #ifdef MADV_HUGEPAGE
-  if (p != nullptr) madvise(p, rounded, MADV_HUGEPAGE);   // a failure changes nothing but the page size
+  madvise(p, bytes, MADV_HUGEPAGE);   // a failure changes nothing but the page size
 #endif
   return p;
+#endif
+}
+
+void system_free(void* p, size_t rounded) {
+#if defined(__SANITIZE_ADDRESS__)
+  (void)rounded;
+  std::free(p);
+#else
+  munmap(p, system_bytes(rounded));
+#endif
 }
 
 }  // namespace
@@ -66,8 +100,8 @@ struct CachingAllocator::State {
   void release_cache_locked() {
     for (auto& [size, blocks] : free_lists) {
       for (void* p : blocks) {
-        std::free(p);
-        stats.reserved_bytes -= size;
+        system_free(p, size);
+        stats.reserved_bytes -= system_bytes(size);
         stats.reserved_used_bytes -= used[p];
         used.erase(p);
         ++stats.system_frees;
@@ -114,9 +148,9 @@ void* CachingAllocator::allocate(size_t bytes) {
     ++s.stats.cache_hits;
   } else {
     ++s.stats.cache_misses;
-    const bool over_limit = s.limit != 0 && s.stats.reserved_bytes + rounded > s.limit;
+    const bool over_limit = s.limit != 0 && s.stats.reserved_bytes + system_bytes(rounded) > s.limit;
     if (over_limit) s.release_cache_locked();
-    const bool still_over = s.limit != 0 && s.stats.reserved_bytes + rounded > s.limit;
+    const bool still_over = s.limit != 0 && s.stats.reserved_bytes + system_bytes(rounded) > s.limit;
     if (!still_over) {
       p = system_allocate(rounded);
       if (p == nullptr && s.cached_bytes > 0) {   // the system is short: give back the cache and retry once
@@ -132,11 +166,11 @@ void* CachingAllocator::allocate(size_t bytes) {
           still_over ? fmt::format(", reserved limit {} bytes would be exceeded", s.limit) : ", the system refused",
           describe_stats(s.stats)));
     }
-    s.stats.reserved_bytes += rounded;
+    s.stats.reserved_bytes += system_bytes(rounded);
   }
   size_t& used = s.used[p];
-  // Small blocks share pages with their neighbours and round by at most 63 bytes: counted whole.
-  const size_t paged = block <= kExactRoundingBytes ? block : std::min(block, (bytes + kPageBytes - 1) / kPageBytes * kPageBytes);
+  // The pages a request reaches; the rest of the block's pages are its never-touched tail.
+  const size_t paged = std::min(system_bytes(block), system_bytes(bytes));
   if (paged > used) {
     s.stats.reserved_used_bytes += paged - used;
     used = paged;

@@ -58,8 +58,16 @@ TEST(ModelWeights, WeightsAreUsedInPlaceAndSeparateExpertsCopiedOnce) {
   // synthetic_weights keeps each projection's experts in one block: stacked by a view, nothing copied.
   EXPECT_EQ(bind_weights(config(), weights(), DType::f32, "ckpt").copied_bytes, 0u);
   TensorMap w = weights();
+  // Each expert in a storage of its own, behind a lead that differs from one to the next: separate blocks can
+  // lie back to back (the allocator maps each one), and equal spacing would make them a view.
+  int64_t lead = 0;
   for (auto& [name, t] : w)
-    if (name.find(".mlp.experts.") != std::string::npos) t = t.clone();
+    if (name.find(".mlp.experts.") != std::string::npos) {
+      lead = lead % 7 + 1;
+      Tensor own = Tensor::empty({lead * 64 + t.numel()}, t.dtype()).narrow(0, lead * 64, t.numel()).view(t.shape());
+      own.copy_from(t);
+      t = own;
+    }
   const void* q = w.at("model.layers.0.self_attn.q_proj.weight").data();
   const ModelWeights m = bind_weights(config(), w, DType::f32, "ckpt");
   EXPECT_EQ(m.layers[0].attention.q.weight.data(), q);   // bf16 under f32: in place

@@ -41,8 +41,11 @@ namespace {
 constexpr uint32_t kE4m3Bits = 0x87f00000u;   // the sign and the 7 magnitude bits after the shift by 20
 
 constexpr int64_t kLineBytes = 64;   // a cache line: the unit of the main loop, its prefetch and NaN check
-// How far bf16, f16 and f32 rows prefetch along their own row into L2 (rows<>, lone_rows).
+// How far bf16, f16 and f32 rows prefetch along their own row: into L2 far ahead, and into L1 near ahead, so that
+// the line is in L1 when the loads reach it (rows<>, lone_rows): with the far one alone, a thread of an Intel
+// server core read well short of its probe (docs/decode.md step 30).
 constexpr int64_t kAheadBytes = 2048;
+constexpr int64_t kNearBytes = 512;
 // The NaN check's bytes, one register wide: a line-wide vector on a level with narrower registers (AVX2) was
 // kept on the stack and moved through general registers, which bounded the e4m3 GEMV there (docs/decode.md
 // step 18).
@@ -255,10 +258,10 @@ void rows(const GemvPlan& p, int64_t n0) {
   constexpr int64_t line = kLineBytes / es;   // weights per line
   // Two software prefetches (docs/decode.md steps 3 and 4). fp8 rows, bound more by their decode than by the loads,
   // ask for the same line of the rows R later into L1, where the next step reads it. bf16, f16 and f32 rows lose
-  // that way, since R rows' lines of them land in L1 long before use; they ask instead for the line kAheadBytes
-  // further along their own row (the next row's start near the end) into L2, which keeps one thread's stream ahead
-  // of the hardware prefetchers' restarts. Rows already in the caches, or bound by the FMAs (M = 4), neither gain
-  // nor lose by it.
+  // that way, since R rows' lines of them land in L1 long before use; they ask instead for the lines kNearBytes
+  // (into L1) and kAheadBytes (into L2) further along their own row (the next row's start near the end), which
+  // keeps one thread's stream ahead of the hardware prefetchers' restarts. Rows already in the caches, or bound by
+  // the FMAs (M = 4), neither gain nor lose by it.
   constexpr bool kRowGroupAhead = es == 1;
 
   const int64_t k_size = p.k;
@@ -292,7 +295,10 @@ void rows(const GemvPlan& p, int64_t n0) {
     for (; k + line <= k_end; k += line) {
       for (int r = 0; r < R; ++r) {
         if constexpr (kRowGroupAhead) __builtin_prefetch(ahead[r] + es * k);
-        else __builtin_prefetch(w[r] + es * k + kAheadBytes, 0, 2);   // never faults, even past the weights
+        else {   // never faults, even past the weights
+          __builtin_prefetch(w[r] + es * k + kNearBytes, 0, 3);
+          __builtin_prefetch(w[r] + es * k + kAheadBytes, 0, 2);
+        }
         note_codes<W>(seen[r], w[r] + k, kLineBytes);
       }
       for (int64_t j = 0; j < line; j += kLanes) step(acc, k + j, kLanes);
@@ -425,7 +431,8 @@ void lone_rows(const GemvPlan& p, int64_t n_begin, int64_t n_end) {
       vf acc = vf{};
       int64_t k = k0;
       for (; k + line <= k_end; k += line) {
-        __builtin_prefetch(w + es * k + kAheadBytes, 0, 2);   // as rows<>: never faults, even past the weights
+        __builtin_prefetch(w + es * k + kNearBytes, 0, 3);   // as rows<>: never faults, even past the weights
+        __builtin_prefetch(w + es * k + kAheadBytes, 0, 2);
         vf wv[line / kLanes];
         for (int64_t j = 0; j < line; j += kLanes) wv[j / kLanes] = load_w<W>(w, k + j);
         for (int64_t j = 0; j < line; j += kLanes) acc += wv[j / kLanes] * load_x(p.x, k + j);

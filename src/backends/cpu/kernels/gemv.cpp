@@ -43,7 +43,7 @@ constexpr uint32_t kE4m3Bits = 0x87f00000u;   // the sign and the 7 magnitude bi
 constexpr int64_t kLineBytes = 64;   // a cache line: the unit of the main loop, its prefetch and NaN check
 // How far bf16, f16 and f32 rows prefetch along their own row: into L2 far ahead, and into L1 near ahead, so that
 // the line is in L1 when the loads reach it (rows<>, lone_rows): with the far one alone, a thread of an Intel
-// server core read well short of its probe (docs/decode.md step 30).
+// server core read well short of its probe (docs/decode.md step 31).
 constexpr int64_t kAheadBytes = 2048;
 constexpr int64_t kNearBytes = 512;
 // The NaN check's bytes, one register wide: a line-wide vector on a level with narrower registers (AVX2) was

@@ -5,7 +5,7 @@ transformers, and writes records that `fourfold compare` reads unchanged."""
 __version__ = "0.1.0"
 
 
-def optimize(model, ops=None, weights="copy"):
+def optimize(model, ops=None, weights="keep"):
     """Rewires a transformers decoder or a diffusers AutoencoderKLWan onto torch.ops.fourfold (rewire.py)."""
     from .rewire import optimize as rewire
     return rewire(model, ops, weights)

@@ -18,9 +18,11 @@ OPS = ("linear", "scaled_linear", "rms_norm", "add_rms_norm", "silu_mul", "scale
        "moe_block", "padded_conv3d", "conv2d", "channel_rms_norm", "upsample_nearest")
 
 
-def optimize(model, ops=None, weights="copy"):
-    """weights="copy": the rewired modules' weights of 2 MiB and more are copied once onto 2 MiB pages
-    (torch.ops.fourfold.to_huge_pages, as `fourfold run --weights copy`); "keep": read where they are."""
+def optimize(model, ops=None, weights="keep"):
+    """weights="keep" (the default): the weights are read where they are. "copy": the rewired modules' weights of
+    2 MiB and more are copied once onto 2 MiB pages (torch.ops.fourfold.to_huge_pages, as `fourfold run --weights
+    copy`), which holds both copies at once while it runs and gained nothing measurable on the hosts measured so
+    far (docs/pytorch_extension.md)."""
     torch_ops.require()
     if weights not in ("copy", "keep"):
         raise ValueError(f"fourfold_torch.optimize: argument 'weights': expected 'copy' or 'keep', found {weights!r}")

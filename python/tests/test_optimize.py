@@ -46,6 +46,26 @@ def test_a_subset_of_ops_rewires_only_those():
     assert "forward" not in vars(model.model.layers[0].self_attn.q_proj)
 
 
+def test_weights_stay_in_place_unless_a_copy_is_asked_for():
+    from fourfold_torch import optimize
+    torch.manual_seed(0)
+    plain = torch.nn.Sequential(torch.nn.Linear(1024, 1024))   # a 4 MiB weight: above the copy's 2 MiB
+    x = torch.randn(3, 1024)
+    kept = copy.deepcopy(plain)
+    ptr = kept[0].weight.data_ptr()
+    kept = optimize(kept)
+    assert kept.fourfold_optimized
+    assert kept[0].weight.data_ptr() == ptr
+    copied = copy.deepcopy(plain)
+    ptr = copied[0].weight.data_ptr()
+    copied = optimize(copied, weights="copy")
+    assert copied[0].weight.data_ptr() != ptr
+    assert torch.equal(copied[0].weight, plain[0].weight)
+    with torch.inference_mode():
+        assert torch.allclose(kept(x), plain(x), rtol=1e-5, atol=1e-5)
+        assert torch.equal(copied(x), kept(x))
+
+
 def test_bf16_decoder_stays_within_bf16_rounding():
     from fourfold_torch import optimize
     plain = _load_decoder("qwen3_moe").to(torch.bfloat16)

@@ -11,20 +11,28 @@ namespace {
 
 using fourfold::DType;
 
+// Each fourfold dtype and PyTorch's name for it: one table read both ways.
+struct DTypePair {
+  DType fourfold;
+  at::ScalarType torch;
+};
+constexpr DTypePair kDTypes[] = {
+    {DType::f32, at::kFloat},
+    {DType::f16, at::kHalf},
+    {DType::bf16, at::kBFloat16},
+    {DType::f8_e4m3fn, at::kFloat8_e4m3fn},
+    {DType::f8_e5m2, at::kFloat8_e5m2},
+    {DType::complex64, at::kComplexFloat},
+    {DType::i32, at::kInt},
+    {DType::i64, at::kLong},
+    {DType::boolean, at::kBool},
+    {DType::f64, at::kDouble},
+};
+
 std::optional<DType> fourfold_dtype(at::ScalarType t) {
-  switch (t) {
-    case at::kFloat: return DType::f32;
-    case at::kHalf: return DType::f16;
-    case at::kBFloat16: return DType::bf16;
-    case at::kFloat8_e4m3fn: return DType::f8_e4m3fn;
-    case at::kFloat8_e5m2: return DType::f8_e5m2;
-    case at::kComplexFloat: return DType::complex64;
-    case at::kInt: return DType::i32;
-    case at::kLong: return DType::i64;
-    case at::kBool: return DType::boolean;
-    case at::kDouble: return DType::f64;
-    default: return std::nullopt;
-  }
+  for (const DTypePair& d : kDTypes)
+    if (d.torch == t) return d.fourfold;
+  return std::nullopt;
 }
 
 }  // namespace
@@ -60,18 +68,8 @@ fourfold::Tensor weight_to_fourfold(const at::Tensor& w, const char* op, const c
 }
 
 at::ScalarType torch_dtype(DType dtype) {
-  switch (dtype) {
-    case DType::f32: return at::kFloat;
-    case DType::f16: return at::kHalf;
-    case DType::bf16: return at::kBFloat16;
-    case DType::f8_e4m3fn: return at::kFloat8_e4m3fn;
-    case DType::f8_e5m2: return at::kFloat8_e5m2;
-    case DType::complex64: return at::kComplexFloat;
-    case DType::i32: return at::kInt;
-    case DType::i64: return at::kLong;
-    case DType::boolean: return at::kBool;
-    case DType::f64: return at::kDouble;
-  }
+  for (const DTypePair& d : kDTypes)
+    if (d.fourfold == dtype) return d.torch;
   TORCH_CHECK(false, "fourfold: a result dtype PyTorch has no name for");
 }
 

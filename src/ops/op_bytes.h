@@ -39,5 +39,21 @@ inline double op_bytes(const ArgmaxArgs& a) { return tensor_bytes(&a.x) + tensor
 inline double op_bytes(const RotaryArgs& a) { return tensor_bytes(&a.x) + tensor_bytes(&a.out); }
 inline double op_bytes(const UnaryArgs& a) { return tensor_bytes(&a.x) + tensor_bytes(&a.out); }
 inline double op_bytes(const BinaryArgs& a) { return tensor_bytes(&a.a) + tensor_bytes(&a.b) + tensor_bytes(&a.out); }
+inline double op_bytes(const GeluArgs& a) { return tensor_bytes(&a.x) + tensor_bytes(&a.out); }
+
+// The VAE's ops: each input, weight and output once (a convolution's input is read once per kernel tap from
+// the caches, not from memory).
+inline double op_bytes(const ConvArgs& a) {
+  return tensor_bytes(&a.x) + tensor_bytes(&a.weight) + tensor_bytes(a.bias) + tensor_bytes(&a.out);
+}
+inline double op_bytes(const PadArgs& a) { return tensor_bytes(&a.x) + tensor_bytes(&a.out); }
+inline double op_bytes(const ChannelNormArgs& a) { return tensor_bytes(&a.x) + tensor_bytes(a.weight) + tensor_bytes(&a.out); }
+inline double op_bytes(const UpsampleArgs& a) { return tensor_bytes(&a.x) + tensor_bytes(&a.out); }
+inline double op_bytes(const LayerNormArgs& a) {
+  return tensor_bytes(&a.x) + tensor_bytes(a.weight) + tensor_bytes(a.bias) + tensor_bytes(&a.out);
+}
+inline double op_bytes(const GroupNormArgs& a) {
+  return tensor_bytes(&a.x) + tensor_bytes(a.weight) + tensor_bytes(a.bias) + tensor_bytes(&a.out);
+}
 
 }  // namespace fourfold

@@ -52,7 +52,7 @@ void* system_allocate(size_t rounded) {
   const uintptr_t start = reinterpret_cast<uintptr_t>(raw);
   const uintptr_t aligned = (start + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
   if (aligned > start) munmap(raw, aligned - start);
-  const size_t tail = start + bytes + kHugePageBytes - (aligned + bytes);
+  const size_t tail = start + kHugePageBytes - aligned;   // the mapping ends at start + bytes + 2 MiB
   if (tail > 0) munmap(reinterpret_cast<void*>(aligned + bytes), tail);
   void* p = reinterpret_cast<void*>(aligned);
 #ifdef MADV_HUGEPAGE
@@ -148,9 +148,10 @@ void* CachingAllocator::allocate(size_t bytes) {
     ++s.stats.cache_hits;
   } else {
     ++s.stats.cache_misses;
-    const bool over_limit = s.limit != 0 && s.stats.reserved_bytes + system_bytes(rounded) > s.limit;
+    const size_t held = system_bytes(rounded);
+    const bool over_limit = s.limit != 0 && s.stats.reserved_bytes + held > s.limit;
     if (over_limit) s.release_cache_locked();
-    const bool still_over = s.limit != 0 && s.stats.reserved_bytes + system_bytes(rounded) > s.limit;
+    const bool still_over = s.limit != 0 && s.stats.reserved_bytes + held > s.limit;
     if (!still_over) {
       p = system_allocate(rounded);
       if (p == nullptr && s.cached_bytes > 0) {   // the system is short: give back the cache and retry once
@@ -166,7 +167,7 @@ void* CachingAllocator::allocate(size_t bytes) {
           still_over ? fmt::format(", reserved limit {} bytes would be exceeded", s.limit) : ", the system refused",
           describe_stats(s.stats)));
     }
-    s.stats.reserved_bytes += system_bytes(rounded);
+    s.stats.reserved_bytes += held;
   }
   size_t& used = s.used[p];
   // The pages a request reaches; the rest of the block's pages are its never-touched tail.

@@ -47,7 +47,9 @@ inline double op_bytes(const ConvArgs& a) {
   return tensor_bytes(&a.x) + tensor_bytes(&a.weight) + tensor_bytes(a.bias) + tensor_bytes(&a.out);
 }
 inline double op_bytes(const PadArgs& a) { return tensor_bytes(&a.x) + tensor_bytes(&a.out); }
-inline double op_bytes(const ChannelNormArgs& a) { return tensor_bytes(&a.x) + tensor_bytes(a.weight) + tensor_bytes(&a.out); }
+inline double op_bytes(const ChannelNormArgs& a) {
+  return tensor_bytes(&a.x) + tensor_bytes(a.weight) + tensor_bytes(&a.out);
+}
 inline double op_bytes(const UpsampleArgs& a) { return tensor_bytes(&a.x) + tensor_bytes(&a.out); }
 inline double op_bytes(const LayerNormArgs& a) {
   return tensor_bytes(&a.x) + tensor_bytes(a.weight) + tensor_bytes(a.bias) + tensor_bytes(&a.out);

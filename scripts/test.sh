@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the release and asan (AddressSanitizer + UBSan) presets and runs every test on both, then a short run of
+# Builds the release and asan (AddressSanitizer + UBSan) presets and runs every test on both, `fourfold check` once
+# per ISA level the host runs (scripts/check-every-isa.sh, about 2 minutes for 5 levels on 2 cores), then a short run of
 # each fuzz target (scripts/fuzz.sh; FUZZ_SECONDS sets each one's length), then the PyTorch driver's and
 # extension's pytest.
 
@@ -11,6 +12,7 @@ for preset in release asan; do
   cmake --build --preset "$preset" -j "$(nproc)"
 done
 ctest --preset release
+bash scripts/check-every-isa.sh build/release/fourfold
 ctest --preset asan
 bash scripts/fuzz.sh
 # The PyTorch driver and extension (python/fourfold_torch, torch.ops.fourfold linked against the release library):

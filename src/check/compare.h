@@ -14,11 +14,13 @@
 namespace fourfold {
 
 // Every correctness threshold compare applies, in one place (docs/records_schema.md, "Thresholds").
-// A row regresses when any rule fires; the defaults are what `fourfold compare` uses.
+// A row regresses when any rule fires; the defaults are what `fourfold compare` uses. Beside these, each op
+// states its own ULP bound in its case file (OpCases::ulp_bound, check/op_cases/op_case.h).
 struct Thresholds {
   double psnr_drop_db = 1.0;         // candidate PSNR < baseline PSNR - this (exact -> inexact always fires)
-  int64_t max_ulp_increase = 0;      // candidate max ULP > baseline max ULP + this
-  bool exactness_lost_fails = true;  // baseline exact, candidate not
+  // A bfloat16, float16 or fp8 row whose candidate is outside its op's ULP bound regresses when its max ULP
+  // also exceeds the baseline's by more than this: a candidate no worse than the baseline never regresses.
+  int64_t max_ulp_increase = 0;
   double top1_drop_points = 1.0;     // end to end: top-1 agreement falls by more than this many points
   double mean_kl_increase = 1e-3;    // end to end: mean KL (nats) grows by more than this
   // Always regressions, not thresholds: NaN appearing where the baseline had none (nan_mismatches grows).
@@ -84,7 +86,8 @@ struct VaeThroughputComparison {
 struct CorrectnessDelta {
   std::string op, shape, dtype, baseline_tier, candidate_tier;
   CorrectnessRow baseline, candidate;
-  std::vector<std::string> regressions;       // one line per rule that fired; empty: no regression
+  std::optional<int64_t> ulp_bound;           // the op's bound the row was held to; none: float32 or wider, no ULP rule
+  std::vector<std::string> regressions;       // one line per rule that fired, each saying what was allowed
 };
 struct EndToEndDelta {
   std::string name;

@@ -7,6 +7,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "check/op_cases/op_case.h"
+
 namespace fourfold::report {
 namespace {
 
@@ -158,18 +160,22 @@ Section op_time_section(const OpTimeComparison& t) {
 Section correctness_section(const CorrectnessComparison& t, const Thresholds& th) {
   Section s{SectionKind::correctness, "Correctness (against the float64 reference)", {}};
   s.blocks.push_back(paragraph(fmt::format(
-      "a row regresses when: PSNR drops by more than {} dB; max ULP grows by more than {}; {}NaN mismatches "
-      "grow; end to end, top-1 agreement drops by more than {} percentage points or mean KL grows by more than {}.",
-      th.psnr_drop_db, th.max_ulp_increase, th.exactness_lost_fails ? "exactness is lost; " : "",
-      th.top1_drop_points, th.mean_kl_increase)));
-  Table table{{"op", "shape", "dtype", "tier", "PSNR dB", "max ULP", "max abs", "max rel", "exact", "result"},
-              {false, false, false, false, true, true, true, true, false, false}, {}, {}};
+      "a row regresses when: its candidate's max ULP is outside the op's ULP bound (bfloat16, float16 and fp8 rows; "
+      "each op states its bound in src/check/op_cases/, default {} ULP) and above the baseline's{}; PSNR drops by "
+      "more than {} dB; NaN mismatches grow; end to end, top-1 agreement drops by more than {} percentage points or "
+      "mean KL grows by more than {}. float32 and wider rows have no ULP bound (-): PSNR and NaNs judge them. "
+      "Exactness alone is never a regression.",
+      kDefaultUlpBound, th.max_ulp_increase > 0 ? fmt::format(" by more than {}", th.max_ulp_increase) : "",
+      th.psnr_drop_db, th.top1_drop_points, th.mean_kl_increase)));
+  Table table{{"op", "shape", "dtype", "tier", "PSNR dB", "max ULP", "ULP bound", "max abs", "max rel", "exact", "result"},
+              {false, false, false, false, true, true, true, true, true, false, false}, {}, {}};
   for (const CorrectnessDelta& d : t.ops) {
     const auto& b = d.baseline;
     const auto& c = d.candidate;
     table.rows.push_back({d.op, d.shape, d.dtype, tier_text(d.baseline_tier, d.candidate_tier),
                           fmt::format("{} -> {}", psnr_text(b.psnr_db), psnr_text(c.psnr_db)),
                           fmt::format("{} -> {}", b.max_ulp, c.max_ulp),
+                          d.ulp_bound ? fmt::format("{}", *d.ulp_bound) : std::string("-"),
                           fmt::format("{:.3g} -> {:.3g}", b.max_abs, c.max_abs),
                           fmt::format("{:.3g} -> {:.3g}", b.max_rel, c.max_rel),
                           fmt::format("{} -> {}", b.exact ? "yes" : "no", c.exact ? "yes" : "no"),

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace fourfold {
 
@@ -15,6 +16,9 @@ struct KernelIsa {
 
 // The level the dedicated tier runs now (CPUID, or FOURFOLD_ISA).
 KernelIsa active_kernel_isa();
+
+// The levels this host can run, best first: what FOURFOLD_ISA accepts.
+std::vector<std::string> host_kernel_isas();
 
 // Whether this host can run the amx level: AMX-TILE and AMX-BF16 present and granted by the OS.
 bool host_runs_amx();

@@ -78,6 +78,17 @@ TEST(OpCases, EveryOpHasACaseInTheReferenceSweep) {
   })) << "the sweep runs in op-list order";
 }
 
+// compare reads an op's ULP bound from the file named as the op (ulp_bound_of): one stated elsewhere would be
+// silently ignored.
+TEST(OpCases, UlpBoundsAreStatedWhereCompareReadsThem) {
+  for (const OpCases& e : all_op_cases()) {
+    EXPECT_GE(e.ulp_bound, 0) << e.name;
+    if (e.name != e.op) {
+      EXPECT_EQ(e.ulp_bound, kDefaultUlpBound) << "the ULP bound of " << e.op << " belongs in " << e.op << ".cpp";
+    }
+  }
+}
+
 TEST(OpCases, EveryOpHasAnOpTimeRowInTheShippedSuites) {
   const ShippedRows rows = shipped_rows();
   std::vector<std::string> missing;

@@ -23,7 +23,8 @@ void register_compare(CLI::App& app) {
       ->capture_default_str()
       ->check(finite_in(0, std::numeric_limits<double>::max()));
   cmd->add_option("--ulp-increase", thresholds.max_ulp_increase,
-                  "correctness: largest max-ULP increase that is not a regression")
+                  "correctness: how far a candidate outside its op's ULP bound may exceed the baseline's max ULP "
+                  "and not be a regression")
       ->capture_default_str()
       ->check(finite_in(0, std::numeric_limits<double>::max()));
   cmd->callback([] {

@@ -1,5 +1,6 @@
 // fourfold info: the build, the host, the thread count, the ops and the tiers that exist.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "commands.h"
 #include "core/build_info.h"
@@ -7,6 +8,7 @@
 #include "fourfold/memory_probe.h"
 #include "fourfold/parallel.h"
 #include "fourfold/policy.h"
+#include "ops/kernel_isa.h"
 
 namespace fourfold::cli {
 
@@ -23,6 +25,9 @@ void register_info(CLI::App& app) {
     fmt::print("cpu: {} ({} logical CPUs)\n", h.cpu_model, h.logical_cpus);
     fmt::print("isa: avx2 {} fma {} f16c {} avx512f {} avx512bw {} avx512vl {} avx512_bf16 {} amx {}\n", h.avx2, h.fma,
                h.f16c, h.avx512f, h.avx512bw, h.avx512vl, h.avx512_bf16, h.amx);
+    // One line a script can read to run each level in turn (scripts/test.sh).
+    fmt::print("isa levels: {}\n", fmt::join(host_kernel_isas(), " "));
+    fmt::print("isa in use: {}\n", active_kernel_isa().name);
     fmt::print("threads: {}\n", num_threads());
     fmt::print("policy: '{}'\n", current_policy().to_string());
     fmt::print("tiers: reference yes, generic {}, dedicated {}\n", tier_built(Tier::generic) ? "yes" : "not built yet",

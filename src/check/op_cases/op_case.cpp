@@ -38,6 +38,11 @@ const OpCases* find_op_cases(std::string_view name) {
   return it == all.end() ? nullptr : &*it;
 }
 
+int64_t ulp_bound_of(std::string_view op) {
+  const OpCases* entry = find_op_cases(op);
+  return entry != nullptr ? entry->ulp_bound : kDefaultUlpBound;
+}
+
 const OpCases& op_cases_for(const BenchCase& c) {
   const RowOpCase* row = std::get_if<RowOpCase>(&c.params);
   const OpCases* entry = row != nullptr ? row->cases : find_op_cases(c.op);

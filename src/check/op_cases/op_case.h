@@ -42,6 +42,10 @@ struct SweepCase {
   std::function<Tensor(SweepInputs&)> run = {};
 };
 
+// An op's ULP bound when its case file states none, and for rows of ops without a case file (records of the
+// PyTorch driver may name any op): its one rounding.
+inline constexpr int64_t kDefaultUlpBound = 1;
+
 struct OpCases {
   std::string_view name = {};   // the file's name, from FOURFOLD_OP_CASES(name): a row_ops case's "op"
   std::string_view op = {};     // the op-list op its rows time (add_rms_norm: rms_norm) and its sweep runs
@@ -50,6 +54,12 @@ struct OpCases {
   BenchCall (*call)(const BenchCase& c, const BenchInputs& in) = nullptr;
   OpCost (*cost)(const BenchCase& c) = nullptr;
   std::vector<SweepCase> sweep = {};   // only in the file named as the op: one file holds an op's correctness cases
+  // How far a correct result of a bfloat16, float16 or fp8 row may be from the float64 reference, in ULPs of its
+  // output against the reference rounded to it (compare's bound, docs/records_schema.md "Thresholds"): its one
+  // rounding (an f32 intermediate a hair from a rounding boundary rounds to the neighbour) plus what the
+  // summation orders its tiers may take can add. More than the default needs a line saying why. Read only in
+  // the file named as the op, as the sweep.
+  int64_t ulp_bound = kDefaultUlpBound;
   bool is_row_op() const { return !row_op.fields.empty(); }
 };
 
@@ -61,6 +71,9 @@ struct OpCases {
 const std::vector<OpCases>& all_op_cases();
 // The entry named `name`; nullptr when no file has that name.
 const OpCases* find_op_cases(std::string_view name);
+// The ULP bound rows of `op` (an op-list name, as records spell it) are held to: the case file named `op`
+// states it; kDefaultUlpBound when no file has that name.
+int64_t ulp_bound_of(std::string_view op);
 // The entry that builds a row: a row_ops case's own, else the one named as its op. ValueError when that entry
 // has no op-time call.
 const OpCases& op_cases_for(const BenchCase& c);

@@ -9,6 +9,10 @@ enum class RotaryStyle { half_split, interleaved };
 
 enum class GeluApproximate { none, tanh };
 
+// gated_delta_rule's order of work: token by token (decode), or chunks of tokens as small matrix products
+// (prefill); auto takes recurrent for one token and chunked for more.
+enum class GatedDeltaMode { auto_, recurrent, chunked };
+
 // scaled_dot_product_attention's causal mask.
 enum class CausalMode {
   none,

@@ -1,0 +1,14 @@
+"""Gated DeltaNet's recurrence over rows tokens, in the mode a model runs it (token by token for one token,
+chunks of 64 for more): transformers' torch_recurrent_ / torch_chunk_gated_delta_rule. Rows: _delta_rule.py."""
+
+from . import _delta_rule as d
+
+FIELDS, SMALL, shape, check, cost = d.FIELDS, d.SMALL, d.shape, d.check, d.cost
+
+
+def call(c, mk):
+    return d.torch_call(c, mk, chunked=c.p["rows"] > 1)
+
+
+def fourfold_call(c, mk):
+    return d.fourfold_call(c, mk, "auto")

@@ -440,14 +440,14 @@ def linear_attention():
             {"op": "rms_norm_gated", "name": f"qwen3.6-35b-a3b gated output norm, {what}", "rows": 32 * rows,
              "cols": 128},
         ]
-    cases.append({"op": "gated_delta_rule_recurrent", "name": "qwen3.6-35b-a3b gated delta rule token by token, "
+    cases.append({"op": "gated_delta_rule_chunked", "name": "qwen3.6-35b-a3b gated delta rule in chunks of 64, "
                   "prefill 512", "rows": 512, "heads": 32, "kv_heads": 16, "cols": 128})
     return {
         "suite": "linear-attention",
         "op": "row_ops",
         "description": "The Gated DeltaNet layers of the 2026 Qwen hybrids (Qwen3.6-35B-A3B shapes): the short causal "
-                       "conv with its state, the gated delta rule (token by token for a decode step, chunks of 64 for "
-                       "a prompt, and token by token at the prompt's length to compare), and the gated output norm.",
+                       "conv with its state, the gated delta rule (in the order each tier picks, and in chunks of 64 "
+                       "at the prompt's length to compare), and the gated output norm.",
         "generated_by": "scripts/make_suites.py",
         "dtypes": ["bf16", "f32"],
         "cases": cases,

@@ -129,7 +129,8 @@ Tensor causal_conv1d(const Tensor& x, const Tensor& weight, const OptTensor& bia
 // state [B, Hv, Dk, Dv] f32 is read and updated in place (none: zeros, and the final state is dropped).
 // Returns o [B, T, Hv, Dv] in v's dtype. g is f32 (the log decay, <= 0 in the models); beta f32, bf16 or f16;
 // q, k and v one float dtype. Every tier computes in f32 or above; mode picks the order of that work (chunked:
-// chunk_size tokens at a time as small matrix products, transformers' prefill form; recurrent: token by token).
+// chunk_size tokens at a time as small matrix products, transformers' prefill form; recurrent: token by token;
+// auto: the tier's choice, fourfold/op_modes.h).
 struct GatedDeltaRuleOptions {
   std::optional<double> scale;             // default 1 / sqrt(Dk)
   bool qk_l2norm = true;

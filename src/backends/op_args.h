@@ -233,7 +233,7 @@ struct GatedDeltaRuleArgs {
   Tensor* state;          // [B, Hv, Dk, Dv] f32 or null (zeros, not kept); updated in place
   double scale;           // q's scale, after the L2 norm
   bool qk_l2norm;         // q and k L2-normalized over Dk first: x / sqrt(sum x^2 + 1e-6)
-  GatedDeltaMode mode;    // recurrent or chunked (resolved: never auto here)
+  GatedDeltaMode mode;    // recurrent, chunked, or auto: the tier's own choice
   int64_t chunk_size;     // chunked only
   Tensor& out;            // [B, T, Hv, Dv], v's dtype
 };

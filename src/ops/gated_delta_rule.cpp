@@ -1,4 +1,4 @@
-// gated_delta_rule: checks, the mode resolved, and routing.
+// gated_delta_rule: checks and routing (auto, the mode, is each tier's own choice).
 #include <cmath>
 
 #include <fmt/format.h>
@@ -64,11 +64,9 @@ Tensor gated_delta_rule(const Tensor& q, const Tensor& k, const Tensor& v, const
     fail<ValueError>(kOp, "chunk_size", "in [1, 1024]", std::to_string(o.chunk_size));
   const double scale = o.scale.value_or(1.0 / std::sqrt(static_cast<double>(dk)));
   if (!std::isfinite(scale)) fail<ValueError>(kOp, "scale", "a finite number", fmt::format("{}", scale));
-  const GatedDeltaMode mode =
-      o.mode != GatedDeltaMode::auto_ ? o.mode : t <= 1 ? GatedDeltaMode::recurrent : GatedDeltaMode::chunked;
   Tensor out = Tensor::empty({b, t, hv, dv}, v.dtype());
   const GatedDeltaRuleArgs args{q,     k,     v,    g,    beta, fused ? &*o.a_log : nullptr, fused ? &*o.dt_bias : nullptr,
-                                state ? &s : nullptr, scale, o.qk_l2norm, mode, o.chunk_size, out};
+                                state ? &s : nullptr, scale, o.qk_l2norm, o.mode, o.chunk_size, out};
   FOURFOLD_DISPATCH(gated_delta_rule, args);
   return out;
 }

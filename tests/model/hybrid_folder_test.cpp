@@ -19,6 +19,7 @@
 #include "model/model_test_support.h"
 #include "model/temp_dirs.h"
 #include "support/test_support.h"
+#include "support/tier_fixture.h"
 
 namespace fourfold::model {
 namespace {
@@ -140,13 +141,15 @@ TEST(HybridFolders, Bf16IsWithinTransformersOwnBf16) {
   }
 }
 
-// A prompt in one forward (the chunked delta rule) and the same prompt token by token (the recurrent one): the same
-// logits; and a rewind to the prompt's end restores the linear states.
+// A prompt in one forward on the generic tier (the delta rule in chunks, as transformers) and the same prompt token
+// by token on the dedicated tier (its recurrence): the same logits up to f32 roundings (two f32 tiers, each 125-131 dB
+// from float64, land 128 dB apart; a state not carried between chunks lands below 40); and a rewind to the prompt's
+// end restores the linear states.
 TEST(HybridFolders, ChunkedAndTokenByTokenPrefillAgreeAndRewindRestores) {
   const Golden g = golden("qwen3_5_moe_text");
   Decoder d = decoder_of(kFixtures / "qwen3_5_moe_text");
   const std::vector<int64_t> prompt(g.prompt.begin(), g.prompt.begin() + 150);
-  const Tensor whole = d.forward(prompt, /*all_logits=*/true);
+  const Tensor whole = fourfold::testing::under("generic", [&] { return d.forward(prompt, /*all_logits=*/true); });
   const Tensor next = d.forward(std::span<const int64_t>(&g.prompt[150], 1));
   d.rewind(150);
   EXPECT_TRUE(fourfold::testing::bit_equal(d.forward(std::span<const int64_t>(&g.prompt[150], 1)), next));
@@ -158,7 +161,7 @@ TEST(HybridFolders, ChunkedAndTokenByTokenPrefillAgreeAndRewindRestores) {
     steps.insert(steps.end(), row.begin(), row.end());
   }
   const Tensor stepped = Tensor::from_vector(steps, whole.shape(), DType::f32);
-  EXPECT_GT(psnr(stepped, whole), 130.0);
+  EXPECT_GT(psnr(stepped, whole), 120.0);
 }
 
 // The folder with one config.json key changed.

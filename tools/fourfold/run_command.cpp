@@ -490,7 +490,7 @@ void register_run(CLI::App& app) {
   static RunOptions o;
   cmd->add_option("--model", o.model_dir, "Hugging Face model folder (config.json + safetensors)");
   cmd->add_option("--preset", o.preset, "built-in model built in memory: tiny-moe (default), tiny-qwen3, tiny-llama, "
-                                        "small-moe, qwen3-30b-a3b");
+                                        "small-moe, qwen3-30b-a3b, tiny-hybrid, qwen3.6-35b-a3b");
   cmd->add_option("--layers", o.layers, "preset only: number of layers")->check(CLI::Range(1, 1000));
   cmd->add_option("--prompt-tokens", o.prompt_tokens, "prompt length (synthetic token ids, when no prompt is given)")
       ->capture_default_str()->check(CLI::Range(1, 1 << 20));

@@ -1,4 +1,4 @@
-"""The rows of gated_delta_rule and gated_delta_rule_recurrent (their C++ twin: src/check/op_cases/
+"""The rows of gated_delta_rule and gated_delta_rule_chunked (their C++ twin: src/check/op_cases/
 gated_delta_rule_case.h): T tokens, kv_heads key heads, heads value heads of head dim cols, the gates fused
 (raw a and b with A_log and dt_bias), a nonzero f32 state. The PyTorch call is transformers' own torch_*_gated_delta_rule
 (what a transformers user runs on CPU); the oracle a plain float64 recurrence."""

@@ -1,5 +1,6 @@
-"""Gated DeltaNet's recurrence over rows tokens, in the mode a model runs it (token by token for one token,
-chunks of 64 for more): transformers' torch_recurrent_ / torch_chunk_gated_delta_rule. Rows: _delta_rule.py."""
+"""Gated DeltaNet's recurrence over rows tokens, in the order each side picks: transformers runs
+torch_recurrent_gated_delta_rule for one token and torch_chunk_gated_delta_rule for more; fourfold's auto.
+Rows: _delta_rule.py."""
 
 from . import _delta_rule as d
 

@@ -105,7 +105,8 @@ void gated_delta_rule(const GatedDeltaRuleArgs& a, const DeltaRuleLoops& loops) 
                          dv};
   };
   if (tokens == 0) return;
-  if (a.mode == GatedDeltaMode::recurrent) {
+  // auto: token by token, the faster order on a CPU (docs/hybrid.md).
+  if (a.mode != GatedDeltaMode::chunked) {
     const int64_t blocks = (dv + kColumnBlock - 1) / kColumnBlock;
     parallel_for(0, batch * hv * blocks, 1, [&](int64_t begin, int64_t end) {
       for (int64_t item = begin; item < end; ++item) {

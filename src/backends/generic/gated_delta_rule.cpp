@@ -218,7 +218,9 @@ void gated_delta_rule(const GatedDeltaRuleArgs& a) {
   Tensor o = empty_f32({bh, t, dv});
   if (t > 0) {
     const Tensor q3 = q.view({bh, t, dk}), k3 = k.view({bh, t, dk});
-    if (a.mode == GatedDeltaMode::recurrent) recurrent(q3, k3, v, gh, betah, s, o);
+    // auto: transformers' choice, token by token for one token and in chunks for a prompt.
+    const bool step = a.mode == GatedDeltaMode::recurrent || (a.mode == GatedDeltaMode::auto_ && t == 1);
+    if (step) recurrent(q3, k3, v, gh, betah, s, o);
     else chunked(q3, k3, v, gh, betah, std::min(a.chunk_size, t), s, o);
   }
   const Tensor o4 = dense(o.view({b, hv, t, dv}).permute({0, 2, 1, 3}));

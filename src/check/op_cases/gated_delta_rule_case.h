@@ -1,5 +1,5 @@
-// The rows of gated_delta_rule (gated_delta_rule.cpp, and gated_delta_rule_recurrent.cpp for prefill token by
-// token): T tokens of a Gated DeltaNet layer, kv_heads key heads and heads value heads of head dim cols (keys and
+// The rows of gated_delta_rule (gated_delta_rule.cpp, and gated_delta_rule_chunked.cpp for a prefill in chunks):
+// T tokens of a Gated DeltaNet layer, kv_heads key heads and heads value heads of head dim cols (keys and
 // values alike), the gates fused (raw a and b with A_log and dt_bias, as the engine calls it), a nonzero state.
 #pragma once
 

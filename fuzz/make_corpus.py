@@ -53,5 +53,25 @@ configs = {
                               "num_hidden_layers": 1, "num_attention_heads": 4, "vocab_size": 10,
                               "torch_dtype": "float16", "quantization_config": {"quant_method": "fp8"}},
 }
+# The hybrids: Gated DeltaNet's keys, layer_types, the partial rotary inside rope_parameters, a shared expert; the
+# multimodal folder's nested text_config; Qwen3-Next with a full_attention_interval and mlp_only_layers.
+hybrid = {"model_type": "qwen3_5_moe_text", "hidden_size": 64, "num_hidden_layers": 4, "num_attention_heads": 4,
+          "num_key_value_heads": 2, "head_dim": 32, "vocab_size": 256, "max_position_embeddings": 512,
+          "layer_types": ["linear_attention"] * 3 + ["full_attention"], "linear_conv_kernel_dim": 4,
+          "linear_key_head_dim": 16, "linear_value_head_dim": 16, "linear_num_key_heads": 2,
+          "linear_num_value_heads": 4, "num_experts": 6, "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+          "shared_expert_intermediate_size": 48,
+          "rope_parameters": {"rope_type": "default", "rope_theta": 1e7, "partial_rotary_factor": 0.25,
+                              "mrope_section": [11, 11, 10], "mrope_interleaved": True}}
+configs["config_qwen3_5_moe_text.json"] = hybrid
+configs["config_qwen3_5_moe.json"] = {"model_type": "qwen3_5_moe", "tie_word_embeddings": False,
+                                       "text_config": hybrid, "vision_config": {"depth": 1}}
+configs["config_qwen3_next.json"] = {"model_type": "qwen3_next", "hidden_size": 64, "intermediate_size": 96,
+                                     "num_hidden_layers": 8, "num_attention_heads": 4, "num_key_value_heads": 2,
+                                     "head_dim": 32, "vocab_size": 256, "full_attention_interval": 4,
+                                     "partial_rotary_factor": 0.25, "rope_theta": 1e7, "num_experts": 6,
+                                     "num_experts_per_tok": 2, "moe_intermediate_size": 32,
+                                     "shared_expert_intermediate_size": 48, "mlp_only_layers": [1],
+                                     "norm_topk_prob": True}
 for name, config in configs.items():
     (corpus / name).write_text(json.dumps(config, indent=1) + "\n")

@@ -425,6 +425,35 @@ def complex_matmul():
     }
 
 
+def linear_attention():
+    # Qwen3.6-35B-A3B (the Qwen3.5-35B-A3B shapes): each Gated DeltaNet layer convolves q, k and v (2 x 16 key heads
+    # + 32 value heads, all of 128: 8192 channels, kernel 4), runs the delta rule over 32 value heads with a
+    # [128, 128] f32 state each, and norms the output per value head with its silu(z) gate. Decode rows first:
+    # small enough for the float64 oracle (check takes the first rows under its work cap).
+    cases = []
+    for rows, what in ((1, "decode"), (512, "prefill 512")):
+        cases += [
+            {"op": "causal_conv1d", "name": f"qwen3.6-35b-a3b linear attention conv, {what}", "rows": rows,
+             "cols": 8192, "k": 4},
+            {"op": "gated_delta_rule", "name": f"qwen3.6-35b-a3b gated delta rule, {what}", "rows": rows,
+             "heads": 32, "kv_heads": 16, "cols": 128},
+            {"op": "rms_norm_gated", "name": f"qwen3.6-35b-a3b gated output norm, {what}", "rows": 32 * rows,
+             "cols": 128},
+        ]
+    cases.append({"op": "gated_delta_rule_chunked", "name": "qwen3.6-35b-a3b gated delta rule in chunks of 64, "
+                  "prefill 512", "rows": 512, "heads": 32, "kv_heads": 16, "cols": 128})
+    return {
+        "suite": "linear-attention",
+        "op": "row_ops",
+        "description": "The Gated DeltaNet layers of the 2026 Qwen hybrids (Qwen3.6-35B-A3B shapes): the short causal "
+                       "conv with its state, the gated delta rule (in the order each tier picks, and in chunks of 64 "
+                       "at the prompt's length to compare), and the gated output norm.",
+        "generated_by": "scripts/make_suites.py",
+        "dtypes": ["bf16", "f32"],
+        "cases": cases,
+    }
+
+
 # Wan 2.1 VAE (diffusers AutoencoderKLWan): z_dim 16, base_dim 96, dim_mult [1, 2, 4, 4], 2 residual blocks,
 # temporal upsampling in the first two decoder stages; the 480 x 832 video's latent is 60 x 104.
 WAN_VAE = {"z_dim": 16, "base_dim": 96, "dim_mult": [1, 2, 4, 4], "num_res_blocks": 2,
@@ -518,7 +547,7 @@ def main():
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "suites")
     os.makedirs(root, exist_ok=True)
     for suite in (decode_linear(), prefill_linear(), softmax(), pad(), moe(), attention(), fp8(), decoder_fused(),
-                  backward(), complex_matmul(), conv(), decode_ops(), diffusion_ops()):
+                  backward(), complex_matmul(), conv(), decode_ops(), diffusion_ops(), linear_attention()):
         path = os.path.join(root, suite["suite"] + ".json")
         with open(path, "w") as f:
             f.write(dumps(suite))

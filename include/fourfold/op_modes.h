@@ -9,6 +9,12 @@ enum class RotaryStyle { half_split, interleaved };
 
 enum class GeluApproximate { none, tanh };
 
+// gated_delta_rule's order of work: token by token, or chunks of tokens as small matrix products; auto is each
+// tier's choice: the dedicated tier goes token by token at any length (on a CPU the chunked form does as many
+// flops per token at Qwen3.6's head size and measured 3.3x slower; docs/hybrid.md), the generic tier chunks a
+// prompt as transformers does.
+enum class GatedDeltaMode { auto_, recurrent, chunked };
+
 // scaled_dot_product_attention's causal mask.
 enum class CausalMode {
   none,

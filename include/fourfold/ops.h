@@ -72,7 +72,9 @@ Tensor log_softmax(const Tensor& x, int dim);
 Tensor channel_rms_norm(const Tensor& x, const OptTensor& weight, double eps, bool silu = false);
 
 // torch.nn.functional.rms_norm: normalized over the trailing dims given by normalized_shape;
-// eps default (nullopt) = the machine epsilon of x's dtype, as PyTorch.
+// eps default (nullopt) = the machine epsilon of x's dtype, as PyTorch. weight: x's dtype, or f32 under a bf16 or
+// f16 x (the zero-centred norms of Qwen3.5 / Qwen3-Next multiply by 1 + w in f32 and round once, which an x-dtype
+// 1 + w would round first).
 Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const OptTensor& weight = std::nullopt,
                 std::optional<double> eps = std::nullopt);
 // The decoder's fused residual step: h = x + residual (rounded to x's dtype, as PyTorch's add), returns
@@ -106,6 +108,46 @@ Tensor gelu(const Tensor& x, GeluApproximate approximate = GeluApproximate::none
 // torch.add(a, b, alpha=alpha) and torch.mul with broadcasting and PyTorch's type promotion.
 Tensor add(const Tensor& a, const Tensor& b, double alpha = 1.0);
 Tensor mul(const Tensor& a, const Tensor& b);
+
+// ---------------------------------------------------------------- linear attention (Gated DeltaNet)
+// The depthwise causal convolution of linear-attention layers, as the causal-conv1d package's causal_conv1d_fn and
+// causal_conv1d_update: x [B, C, T] (any strides), weight [C, K], bias [C] or none ->
+//   out[b, c, t] = act(bias[c] + sum_j weight[c, j] * xs[b, c, t + j])   (j in [0, K))
+// where xs is x preceded by K-1 columns: conv_state's [B, C, K-1] when given (a decode step's past inputs),
+// else zeros (a prompt's start). conv_state is then overwritten in place with the last K-1 columns of [state, x]:
+// what the next call needs. act is silu (fused, on the f32 sum) or none. The output has x's shape and dtype, and
+// its layout when x is channel-last (stride 1 along C): the linear layers keep [T, C] rows. x and conv_state:
+// one float dtype; weight and bias f32, bf16 or f16.
+Tensor causal_conv1d(const Tensor& x, const Tensor& weight, const OptTensor& bias = std::nullopt,
+                     const OptTensor& conv_state = std::nullopt, bool silu = false);
+
+// The gated delta rule of Gated DeltaNet (FLA's chunk_gated_delta_rule / fused_recurrent_gated_delta_rule, and
+// transformers' torch_*_gated_delta_rule): q, k [B, T, Hk, Dk], v [B, T, Hv, Dv] with Hv a multiple of Hk
+// (value head h reads key head h / (Hv / Hk)), g and beta [B, T, Hv]. With q and k L2-normalized over Dk
+// (qk_l2norm: x / sqrt(sum x^2 + 1e-6)) and q scaled, for each token t and value head, on the state S [Dk, Dv]:
+//   S = exp(g_t) * S;   S += k_t (beta_t * (v_t - S^T k_t))^T;   o_t = S^T q_t.
+// state [B, Hv, Dk, Dv] f32 is read and updated in place (none: zeros, and the final state is dropped).
+// Returns o [B, T, Hv, Dv] in v's dtype. g is f32 (the log decay, <= 0 in the models); beta f32, bf16 or f16;
+// q, k and v one float dtype. Every tier computes in f32 or above; mode picks the order of that work (chunked:
+// chunk_size tokens at a time as small matrix products, transformers' prefill form; recurrent: token by token;
+// auto: the tier's choice, fourfold/op_modes.h).
+struct GatedDeltaRuleOptions {
+  std::optional<double> scale;             // default 1 / sqrt(Dk)
+  bool qk_l2norm = true;
+  GatedDeltaMode mode = GatedDeltaMode::auto_;
+  int64_t chunk_size = 64;
+  // The gates as the model computes them, fused: when a_log [Hv] and dt_bias [Hv] are given, g holds the raw
+  // gate a and beta the raw logit b, and g = -exp(a_log) * softplus(a + dt_bias), beta = sigmoid(b) in f32.
+  OptTensor a_log, dt_bias;
+};
+Tensor gated_delta_rule(const Tensor& q, const Tensor& k, const Tensor& v, const Tensor& g, const Tensor& beta,
+                        const OptTensor& state = std::nullopt, const GatedDeltaRuleOptions& options = {});
+
+// Gated DeltaNet's output norm (FLA's FusedRMSNormGated, transformers' Qwen3_5RMSNormGated) over the last dim D:
+//   out = (weight * round(x * rsqrt(mean(x^2) + eps))) * silu(gate)
+// with transformers' roundings to x's dtype: the normed x, its product with the weight, and the result (silu of
+// gate and that last product in f32). x and gate one float dtype and shape; weight [D] (x's dtype or f32) or none.
+Tensor rms_norm_gated(const Tensor& x, const Tensor& gate, const OptTensor& weight = std::nullopt, double eps = 1e-6);
 
 // ---------------------------------------------------------------- indexing and reductions
 // weight [V, D], indices int32 or int64 of any shape -> [*indices.shape, D]. An index outside [0, V) is a

@@ -138,3 +138,22 @@ def _moe_block(x, router_weight, gate, up, down, top_k, norm_topk_prob, gate_sca
 @_register("to_huge_pages")
 def _to_huge_pages(t):
     return torch.empty_like(t)
+
+
+@_register("causal_conv1d")
+def _causal_conv1d(x, weight, bias=None, conv_state=None, silu=False):
+    # x's layout, as the op keeps it: channel-last in, channel-last out.
+    if x.dim() == 3 and x.shape[1] > 1 and x.stride(1) == 1:
+        return x.new_empty((x.shape[0], x.shape[2], x.shape[1])).transpose(1, 2)
+    return x.new_empty(x.shape)
+
+
+@_register("gated_delta_rule")
+def _gated_delta_rule(q, k, v, g, beta, state=None, a_log=None, dt_bias=None, mode="auto", scale=None,
+                      qk_l2norm=True, chunk_size=64):
+    return v.new_empty(v.shape)
+
+
+@_register("rms_norm_gated")
+def _rms_norm_gated(x, gate, weight=None, eps=1e-6):
+    return torch.empty_like(x, memory_format=torch.contiguous_format)

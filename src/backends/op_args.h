@@ -107,7 +107,7 @@ struct AttentionBackwardArgs {
 
 struct RmsNormArgs {
   const Tensor& x;        // [R, D]
-  const Tensor* weight;   // [D] or null
+  const Tensor* weight;   // [D] or null; x's dtype, or f32 (a zero-centred norm's 1 + w, kept exact)
   double eps;
   Tensor& out;            // [R, D]
   // add_rms_norm only: residual [R, D] (x's dtype); the op normalizes h = x + residual rounded to x's dtype,
@@ -207,6 +207,44 @@ struct ChannelNormArgs {
   double eps;
   bool silu;              // silu of each normalized value, taken after it is rounded to x's dtype
   Tensor& out;            // [N, C, S] contiguous, x's dtype
+};
+
+// The depthwise causal convolution of linear-attention layers (Gated DeltaNet's, Mamba's short conv).
+struct CausalConv1dArgs {
+  const Tensor& x;        // [B, C, T] (any strides: a channel-last view is the engine's layout)
+  const Tensor& weight;   // [C, K]; f32, bf16 or f16
+  const Tensor* bias;     // [C] or null; weight's dtype
+  Tensor* state;          // [B, C, K-1] or null; x's dtype. Read as the K-1 inputs before x[..., 0] (zeros when
+                          // null), then overwritten with the last K-1 columns of [state, x]
+  bool silu;              // silu of the f32 sum, before the one rounding
+  Tensor& out;            // [B, C, T], x's dtype; never overlaps state
+};
+
+// The gated delta rule (Gated DeltaNet's recurrence; fourfold/ops.h). Every tier computes the same math; `mode`
+// picks the order of the f32 work on the tiers that have both forms (the reference always steps token by token).
+struct GatedDeltaRuleArgs {
+  const Tensor& q;        // [B, T, Hk, Dk]
+  const Tensor& k;        // [B, T, Hk, Dk]
+  const Tensor& v;        // [B, T, Hv, Dv], Hv a multiple of Hk: value head h reads key head h / (Hv / Hk)
+  const Tensor& g;        // [B, T, Hv]: the log decay (or, with a_log, the raw gate a)
+  const Tensor& beta;     // [B, T, Hv]: the write strength (or, with a_log, the raw logit b)
+  const Tensor* a_log;    // [Hv] or null: g = -exp(a_log) * softplus(a + dt_bias), beta = sigmoid(b), in f32
+  const Tensor* dt_bias;  // [Hv] with a_log, else null
+  Tensor* state;          // [B, Hv, Dk, Dv] f32 or null (zeros, not kept); updated in place
+  double scale;           // q's scale, after the L2 norm
+  bool qk_l2norm;         // q and k L2-normalized over Dk first: x / sqrt(sum x^2 + 1e-6)
+  GatedDeltaMode mode;    // recurrent, chunked, or auto: the tier's own choice
+  int64_t chunk_size;     // chunked only
+  Tensor& out;            // [B, T, Hv, Dv], v's dtype
+};
+
+// Gated DeltaNet's output norm: rms_norm of x, times weight, times silu(gate).
+struct RmsNormGatedArgs {
+  const Tensor& x;        // [R, D]
+  const Tensor& gate;     // [R, D]; x's dtype
+  const Tensor* weight;   // [D] or null; x's dtype or f32
+  double eps;
+  Tensor& out;            // [R, D], x's dtype
 };
 
 struct UpsampleArgs {

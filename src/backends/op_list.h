@@ -32,6 +32,9 @@
   X(conv2d, ConvArgs)                                         \
   X(conv3d, ConvArgs)                                         \
   X(upsample_nearest, UpsampleArgs)                           \
+  X(causal_conv1d, CausalConv1dArgs)                          \
+  X(gated_delta_rule, GatedDeltaRuleArgs)                     \
+  X(rms_norm_gated, RmsNormGatedArgs)                         \
   X(linear_backward, LinearBackwardArgs)                      \
   X(softmax_backward, SoftmaxBackwardArgs)                    \
   X(log_softmax_backward, SoftmaxBackwardArgs)                \

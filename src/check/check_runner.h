@@ -17,7 +17,7 @@ namespace fourfold {
 
 struct CheckOptions {
   std::vector<std::string> suites = {"decode-linear", "prefill-linear", "softmax", "pad", "moe", "attention", "fp8",
-                                     "decoder-fused", "backward", "complex-matmul"};
+                                     "decoder-fused", "backward", "complex-matmul", "linear-attention"};
   std::string baseline = "generic";    // policies (fourfold/policy.h syntax)
   std::string candidate = "dedicated";
   int repeats = 5;                     // A B pairs per row; each sample a batch of calls of >= 1 ms

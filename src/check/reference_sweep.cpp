@@ -44,7 +44,7 @@ std::vector<SweepRow> run_reference_sweep(const SweepOptions& options,
     for (const SweepCase& c : entry->sweep) {
       matched = true;
       for (DType dtype : options.dtypes) {
-        SweepRow row{std::string(entry->op), std::string(dtype_name(dtype)), c.shapes, {}, 0.0, ""};
+        SweepRow row{std::string(entry->op), std::string(dtype_name(dtype)), c.shapes, {}, c.max_ulp, 0.0, ""};
         try {
           SweepInputs low(dtype, dtype, options.seed);
           SweepInputs wide(dtype, DType::f64, options.seed);

@@ -51,4 +51,35 @@ void size_is(const char* op, const char* arg, const Tensor& t, int dim, int64_t 
                      fmt::format("shape {}", shape_string(t.shape())));
 }
 
+void shape_is(const char* op, const char* arg, const Tensor& t, const Shape& expected, const char* layout) {
+  if (t.shape() != expected)
+    fail<ShapeError>(op, arg, fmt::format("shape {} {}", shape_string(expected), layout),
+                     fmt::format("shape {}", shape_string(t.shape())));
+}
+
+namespace {
+
+// The bytes [first, last) a view can touch within its storage.
+std::pair<int64_t, int64_t> byte_span(const Tensor& t) {
+  int64_t lo = t.offset(), hi = t.offset();
+  for (int d = 0; d < t.dim(); ++d) {
+    if (t.size(d) == 0) return {0, 0};
+    const int64_t reach = (t.size(d) - 1) * t.stride(d);
+    (reach < 0 ? lo : hi) += reach;
+  }
+  const auto es = static_cast<int64_t>(dtype_size(t.dtype()));
+  return {lo * es, (hi + 1) * es};
+}
+
+}  // namespace
+
+void disjoint(const char* op, const char* arg, const Tensor& t, const char* other_arg, const Tensor& other) {
+  if (!t.defined() || !other.defined() || t.storage() != other.storage()) return;
+  const auto [a0, a1] = byte_span(t);
+  const auto [b0, b1] = byte_span(other);
+  if (a0 < b1 && b0 < a1)
+    fail<ValueError>(op, arg, fmt::format("memory of its own (it is written in place), apart from '{}'", other_arg),
+                     "a view that overlaps it");
+}
+
 }  // namespace fourfold::check

@@ -19,6 +19,10 @@ void rank(const char* op, const char* arg, const Tensor& t, int expected_rank, c
 void rank_at_least(const char* op, const char* arg, const Tensor& t, int min_rank);
 void same_dtype(const char* op, const char* arg, const Tensor& t, const char* other_arg, const Tensor& other);
 void size_is(const char* op, const char* arg, const Tensor& t, int dim, int64_t expected, const char* meaning);
+// t's shape is `expected` exactly (`layout` names the dims in the message, e.g. "[B, Hv, Dk, Dv]").
+void shape_is(const char* op, const char* arg, const Tensor& t, const Shape& expected, const char* layout);
+// An argument an op writes in place shares no byte with another argument (same storage, overlapping spans).
+void disjoint(const char* op, const char* arg, const Tensor& t, const char* other_arg, const Tensor& other);
 
 // The real floating types every float op accepts (f64 for the oracle).
 inline constexpr std::initializer_list<DType> kFloatTypes = {DType::f32, DType::f16, DType::bf16, DType::f64};

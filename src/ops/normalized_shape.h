@@ -23,11 +23,12 @@ inline int64_t check_normalized_shape(const char* op, const Tensor& x, const Sha
   return shape_numel(normalized_shape);
 }
 
-// An affine parameter (weight or bias) has exactly normalized_shape and x's dtype.
+// An affine parameter (weight or bias) has exactly normalized_shape and x's dtype (or f32, where f32_ok: an
+// rms_norm weight kept exact under a bf16 or f16 x).
 inline void check_affine(const char* op, const char* arg, const Tensor& t, const Tensor& x,
-                         const Shape& normalized_shape) {
+                         const Shape& normalized_shape, bool f32_ok = false) {
   check::dtype_in(op, arg, t, check::kFloatTypes);
-  check::same_dtype(op, arg, t, "x", x);
+  if (!(f32_ok && t.dtype() == DType::f32 && x.dtype() != DType::f64)) check::same_dtype(op, arg, t, "x", x);
   if (t.shape() != normalized_shape)
     fail<ShapeError>(op, arg, fmt::format("normalized_shape {}", shape_string(normalized_shape)),
                      "shape " + shape_string(t.shape()));

@@ -58,4 +58,17 @@ inline double op_bytes(const GroupNormArgs& a) {
   return tensor_bytes(&a.x) + tensor_bytes(a.weight) + tensor_bytes(a.bias) + tensor_bytes(&a.out);
 }
 
+// Linear attention: each input once, the output once, a state read and written once.
+inline double op_bytes(const CausalConv1dArgs& a) {
+  return tensor_bytes(&a.x) + tensor_bytes(&a.weight) + tensor_bytes(a.bias) + 2.0 * tensor_bytes(a.state) +
+         tensor_bytes(&a.out);
+}
+inline double op_bytes(const GatedDeltaRuleArgs& a) {
+  return tensor_bytes(&a.q) + tensor_bytes(&a.k) + tensor_bytes(&a.v) + tensor_bytes(&a.g) + tensor_bytes(&a.beta) +
+         2.0 * tensor_bytes(a.state) + tensor_bytes(&a.out);
+}
+inline double op_bytes(const RmsNormGatedArgs& a) {
+  return tensor_bytes(&a.x) + tensor_bytes(&a.gate) + tensor_bytes(a.weight) + tensor_bytes(&a.out);
+}
+
 }  // namespace fourfold

@@ -32,7 +32,7 @@ Tensor rms_norm(const Tensor& x, const Shape& normalized_shape, const OptTensor&
   const char* op = "rms_norm";
   check::dtype_in(op, "x", x, check::kFloatTypes);
   const int64_t d = norm::check_normalized_shape(op, x, normalized_shape);
-  if (weight) norm::check_affine(op, "weight", *weight, x, normalized_shape);
+  if (weight) norm::check_affine(op, "weight", *weight, x, normalized_shape, /*f32_ok=*/true);
   const Shape flat = rows_by_d(x, normalized_shape, d);
   const Tensor x2 = x.reshape(flat);
   const Tensor w = weight ? weight->reshape({d}) : Tensor();
@@ -53,7 +53,7 @@ std::pair<Tensor, Tensor> add_rms_norm(const Tensor& x, const Tensor& residual, 
     fail<ShapeError>(op, "residual", "the shape of 'x' " + shape_string(x.shape()),
                      "shape " + shape_string(residual.shape()));
   const int64_t d = norm::check_normalized_shape(op, x, normalized_shape);
-  if (weight) norm::check_affine(op, "weight", *weight, x, normalized_shape);
+  if (weight) norm::check_affine(op, "weight", *weight, x, normalized_shape, /*f32_ok=*/true);
   const Shape flat = rows_by_d(x, normalized_shape, d);
   const Tensor x2 = x.reshape(flat), r2 = residual.reshape(flat);
   const Tensor w = weight ? weight->reshape({d}) : Tensor();

@@ -32,5 +32,16 @@ TEST(PrefillFlops, CountsProjectionsCausalAttentionActiveExpertsAndOneLmHeadRow)
   EXPECT_DOUBLE_EQ(prefill_flops(c, 5, 3), want + 2 * 2 * (2 * 5 * 3 * q));
 }
 
+// A hybrid: Gated DeltaNet layers count their five projections and the delta rule's three products per value
+// head, the full layers their gated q_proj (twice as tall), every MoE layer its shared expert and its gate.
+TEST(PrefillFlops, CountsAHybridsLinearLayersGatedAttentionAndSharedExpert) {
+  const ModelConfig c = preset_config("tiny-hybrid");   // 3 linear layers, then 1 full
+  const double t = 3, h = 128, q = 4 * 32, kv = 2 * 32, cd = 2 * 2 * 32 + 4 * 32, vd = 4 * 32, hv = 4, dk = 32;
+  const double linear = t * h * (cd + vd + 2 * hv) + t * vd * h + t * 3 * vd * dk;
+  const double full = t * (2 * h * q + 2 * h * kv + q * h) + 2 * (1 + 2 + 3) * q;
+  const double moe = t * (8 * h + 2 * 3 * 64 * h + (3 * 64 + 1) * h);
+  EXPECT_DOUBLE_EQ(prefill_flops(c, 3), 2 * (3 * linear + full + 4 * moe + 1024 * h));
+}
+
 }  // namespace
 }  // namespace fourfold::model

@@ -19,7 +19,9 @@ void register_make_model(CLI::App& app) {
   static int64_t layers = 0;
   static double shard_mib = double(model::kDefaultMaxShardBytes >> 20);
   cmd->add_option("--preset", preset,
-                  "tiny-moe, tiny-qwen3, tiny-llama, small-moe, qwen3-30b-a3b; or a Wan VAE in the diffusers layout: "
+                  "tiny-moe, tiny-qwen3, tiny-llama, small-moe, qwen3-30b-a3b, the hybrids tiny-hybrid and "
+                  "qwen3.6-35b-a3b (--layers cuts them, every 4th layer full attention); or a Wan VAE in the "
+                  "diffusers layout: "
                   "wan2.1-vae-tiny, wan2.1-vae, wan2.2-vae-tiny, wan2.2-vae")
       ->required();
   cmd->add_option("--out", out, "the folder to write")->required();

@@ -347,9 +347,11 @@ void run(const RunOptions& o, bool sampling_set) {
   fmt::print("decode page faults: {} minor, {} major ({:.1f} per step)\n", g.decode_minor_faults,
              g.decode_major_faults,
              g.decoded_tokens > 0 ? double(g.decode_minor_faults + g.decode_major_faults) / g.decoded_tokens : 0.0);
-  fmt::print("bandwidth floor: {} active weights + {} KV per token (mean context {:.0f}) over {:.1f} GB/s read = "
+  fmt::print("bandwidth floor: {} active weights + {} KV{} per token (mean context {:.0f}) over {:.1f} GB/s read = "
              "{:.3f} ms/token; decode reached {:.1f}% of the floor (read probe after the run)\n",
-             bytes(floor.weight_bytes), bytes(floor.kv_bytes), mean_context, floor.read_gb_per_s,
+             bytes(floor.weight_bytes), bytes(floor.kv_bytes),
+             floor.state_bytes > 0 ? fmt::format(" + {} linear-attention state (read and written)", bytes(floor.state_bytes)) : "",
+             mean_context, floor.read_gb_per_s,
              floor.seconds_per_token() * 1e3, 100.0 * floor.fraction(decode_tps));
   // Each step against the read probe sampled just before it: the figure that survives the host's swings.
   const std::optional<StepFloor> steps = step_floor(decoder, prompt_tokens, g.step_seconds, step_probe);
@@ -373,6 +375,9 @@ void run(const RunOptions& o, bool sampling_set) {
              bytes(memory.process_peak_file_bytes), memory.peak_reset_supported ? "" : " [peak since process start]");
   fmt::print("memory (allocator): allocated peak {}, reserved peak {} (kv cache {} of it)\n",
              bytes(memory.allocated_peak_bytes), bytes(memory.reserved_peak_bytes), bytes(decoder.cache().nbytes()));
+  if (decoder.linear_states().nbytes() > 0)
+    fmt::print("memory (linear-attention states, in the allocator's): conv {}, recurrent {} (and one saved copy of each)\n",
+               bytes(decoder.linear_states().conv_bytes()), bytes(decoder.linear_states().recurrent_bytes()));
   fmt::print("memory (mapped weights): {}{}\n", bytes(source.mapped_bytes),
              source.from_files ? "" : " (a preset: its weights were built in the allocator)");
   if (source.file_copy_bytes > 0)
@@ -459,6 +464,7 @@ void run(const RunOptions& o, bool sampling_set) {
                 {"decode_major_faults", g.decode_major_faults},
                 {"weights_copied_at_load", w.copies},
                 {"kv_cache_bytes", decoder.cache().nbytes()},
+                {"linear_state_bytes", decoder.linear_states().nbytes()},
                 {"activation_dtype", std::string(dtype_name(act))},
                 {"activation_dtype_from", dtypes.activation_from},
                 {"kv_cache_dtype", std::string(dtype_name(kv))},
@@ -484,7 +490,7 @@ void register_run(CLI::App& app) {
   static RunOptions o;
   cmd->add_option("--model", o.model_dir, "Hugging Face model folder (config.json + safetensors)");
   cmd->add_option("--preset", o.preset, "built-in model built in memory: tiny-moe (default), tiny-qwen3, tiny-llama, "
-                                        "small-moe, qwen3-30b-a3b");
+                                        "small-moe, qwen3-30b-a3b, tiny-hybrid, qwen3.6-35b-a3b");
   cmd->add_option("--layers", o.layers, "preset only: number of layers")->check(CLI::Range(1, 1000));
   cmd->add_option("--prompt-tokens", o.prompt_tokens, "prompt length (synthetic token ids, when no prompt is given)")
       ->capture_default_str()->check(CLI::Range(1, 1 << 20));

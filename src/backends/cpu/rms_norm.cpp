@@ -16,7 +16,8 @@ bool unit_inner(const Tensor& t) { return t.size(1) <= 1 || t.stride(1) == 1; }
 
 bool rms_norm_covers(const RmsNormArgs& a) {
   const DType t = a.x.dtype();
-  const bool weight_ok = a.weight == nullptr || (a.weight->dtype() == t && (a.weight->size(0) <= 1 || a.weight->stride(0) == 1));
+  const bool weight_ok = a.weight == nullptr || ((a.weight->dtype() == t || a.weight->dtype() == DType::f32) &&
+                                                  (a.weight->size(0) <= 1 || a.weight->stride(0) == 1));
   const bool residual_ok =
       a.residual == nullptr || (a.residual->dtype() == t && unit_inner(*a.residual) && unit_inner(*a.sum_out));
   return float_type(t) && unit_inner(a.x) && unit_inner(a.out) && weight_ok && residual_ok;
@@ -32,8 +33,9 @@ void rms_norm(const RmsNormArgs& a, RmsNormRowFn row) {
   };
   parallel_for(0, rows, std::max<int64_t>(1, 16384 / d), [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
-      const RmsNormRow plan{at(&a.x, r), at(a.residual, r), a.weight == nullptr ? nullptr : a.weight->data(),
-                            at(&a.out, r), at(a.sum_out, r)};
+      const RmsNormRow plan{at(&a.x, r),      at(a.residual, r), a.weight == nullptr ? nullptr : a.weight->data(),
+                            at(&a.out, r),    at(a.sum_out, r),
+                            a.weight != nullptr && a.weight->dtype() == DType::f32};
       row(plan, type, d, a.eps);
     }
   });

@@ -5,7 +5,9 @@ namespace fourfold::model {
 Tensor attention(const Tensor& x, const AttentionWeights& w, const ModelConfig& c, const Tensor& cos, const Tensor& sin,
                  KvCache& cache, int64_t layer, int64_t start) {
   const int64_t t = x.size(0), hq = c.num_attention_heads, hk = c.num_key_value_heads, d = c.head_dim;
-  Tensor q = project(x, w.q).view({t, hq, d});
+  // The hybrids' q_proj yields each head's q and its output gate side by side: two strided views.
+  const Tensor q_out = project(x, w.q);
+  Tensor q = c.attn_output_gate() ? q_out.view({t, hq, 2, d}).select(2, 0) : q_out.view({t, hq, d});
   Tensor k = project(x, w.k).view({t, hk, d});
   const Tensor v = project(x, w.v).view({t, hk, d});
   if (w.q_norm) {
@@ -23,7 +25,10 @@ Tensor attention(const Tensor& x, const AttentionWeights& w, const ModelConfig& 
   options.causal = CausalMode::lower_right;
   options.enable_gqa = hq != hk;
   const Tensor o = scaled_dot_product_attention(qh, cache.keys(layer, start + t), cache.values(layer, start + t), options);
-  return project(o.transpose(1, 2).reshape({t, hq * d}).to(x.dtype()), w.o);
+  Tensor heads = o.transpose(1, 2).reshape({t, hq * d}).to(x.dtype());
+  // attn * sigmoid(gate), each rounded to the activations' dtype as transformers rounds them.
+  if (c.attn_output_gate()) heads = mul(heads, sigmoid(q_out.view({t, hq, 2, d}).select(2, 1)).view({t, hq * d}));
+  return project(heads, w.o);
 }
 
 }  // namespace fourfold::model

@@ -1,5 +1,6 @@
 // Self-attention of one layer over the KV cache: projections, Qwen3's per-head q/k RMSNorm (before rotary),
-// rotary embedding, the cache write, grouped-query attention, the output projection.
+// rotary embedding (over the first rotary_dim dims of each head), the cache write, grouped-query attention, the
+// hybrids' sigmoid output gate, the output projection.
 #pragma once
 
 #include <cstdint>

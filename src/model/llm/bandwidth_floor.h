@@ -1,5 +1,6 @@
 // The decode bandwidth floor: a decode step must read every active weight byte and the KV cache up to its
-// context once, so bytes / read bandwidth bounds its time from below (the decode target: >= 80% of it).
+// context once (and a hybrid's linear states, read and written once), so bytes / read bandwidth bounds its time
+// from below (the decode target: >= 80% of it).
 #pragma once
 
 #include <cstdint>
@@ -11,8 +12,11 @@ namespace fourfold::model {
 struct DecodeFloor {
   uint64_t weight_bytes = 0;   // active weight bytes per token (ModelWeights::active_bytes_per_token)
   uint64_t kv_bytes = 0;       // keys and values of `context` positions over all layers
+  uint64_t state_bytes = 0;    // a hybrid's linear-attention states, read and written once per token
   double read_gb_per_s = 0;
-  double seconds_per_token() const { return read_gb_per_s > 0 ? (weight_bytes + kv_bytes) / (read_gb_per_s * 1e9) : 0; }
+  double seconds_per_token() const {
+    return read_gb_per_s > 0 ? (weight_bytes + kv_bytes + state_bytes) / (read_gb_per_s * 1e9) : 0;
+  }
   // Fraction of the floor a measured decode rate reaches: floor time / measured time per token.
   double fraction(double tokens_per_s) const { return tokens_per_s > 0 ? seconds_per_token() * tokens_per_s : 0; }
 };

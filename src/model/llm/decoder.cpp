@@ -2,11 +2,14 @@
 
 #include <tuple>
 
+#include <fmt/format.h>
+
 #include "fourfold/errors.h"
 #include "fourfold/moe.h"
 #include "fourfold/profile.h"
 #include "model/llm/attention.h"
 #include "model/llm/dense_mlp.h"
+#include "model/llm/linear_attention.h"
 
 namespace fourfold::model {
 namespace {
@@ -22,18 +25,39 @@ Decoder::Decoder(ModelConfig config, ModelWeights weights, const DecoderOptions&
       weights_(std::move(weights)),
       options_(options),
       cache_(config_, context_of(config_, options), options.kv_cache),
+      states_(config_, options.activation),
       rotary_(rotary_tables(config_, context_of(config_, options), options.activation)) {}
 
 Tensor Decoder::mlp(const LayerWeights& layer, const Tensor& x) const {
   const ProfileScope scope(layer.mlp ? "mlp" : "moe");
   if (layer.mlp) return dense_mlp(x, *layer.mlp);
-  return moe_block(x, layer.moe->router, layer.moe->experts, config_.num_experts_per_tok,
-                            config_.norm_topk_prob);
+  const MoeWeights& moe = *layer.moe;
+  const Tensor routed = moe_block(x, moe.router, moe.experts, config_.num_experts_per_tok, config_.norm_topk_prob);
+  if (!moe.shared) return routed;
+  // The hybrids' shared expert, scaled per token by sigmoid(shared_gate x) [T, 1].
+  return add(routed, mul(dense_mlp(x, *moe.shared), sigmoid(project(x, moe.shared_gate))));
+}
+
+void Decoder::reset() {
+  position_ = 0;
+  saved_position_ = -1;
+  states_.reset();
 }
 
 void Decoder::rewind(int64_t position) {
   if (position < 0 || position > position_)
     fail<ValueError>("decoder", "rewind position", "in [0, " + std::to_string(position_) + "]", std::to_string(position));
+  if (config_.is_hybrid() && position != position_) {
+    if (position == 0) {
+      reset();
+      return;
+    }
+    if (position != saved_position_)
+      fail<ValueError>("decoder", "rewind position",
+                       fmt::format("0 or {}, where the linear-attention states were last saved", saved_position_),
+                       std::to_string(position));
+    states_.restore();
+  }
   position_ = position;
 }
 
@@ -58,7 +82,10 @@ Tensor Decoder::forward(std::span<const int64_t> tokens, bool all_logits) {
   for (int64_t l = 0; l < config_.num_hidden_layers; ++l) {
     const LayerWeights& layer = weights_.layers[l];
     Tensor a;
-    {
+    if (layer.linear) {
+      const ProfileScope scope("linear attention");
+      a = linear_attention(normed, *layer.linear, config_, states_, l);
+    } else {
       const ProfileScope scope("attention");
       a = attention(normed, layer.attention, config_, cos, sin, cache_, l, position_);
     }
@@ -67,6 +94,10 @@ Tensor Decoder::forward(std::span<const int64_t> tokens, bool all_logits) {
     std::tie(normed, x) = add_rms_norm(mlp(layer, normed), x, {h}, next_norm, eps);
   }
   position_ += t;
+  if (config_.is_hybrid() && t > 1) {
+    states_.save();
+    saved_position_ = position_;
+  }
   if (!all_logits) normed = normed.narrow(0, t - 1, 1);
   const ProfileScope scope("lm_head");
   return project(normed, weights_.lm_head).to(DType::f32);

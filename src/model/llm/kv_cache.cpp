@@ -9,6 +9,11 @@ KvCache::KvCache(const ModelConfig& c, int64_t max_context, DType dtype) : dtype
     fail<DTypeError>("kv cache", "dtype", "bf16 or f32", std::string(dtype_name(dtype)));
   if (max_context < 1) fail<ValueError>("kv cache", "max_context", ">= 1", std::to_string(max_context));
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
+    if (c.is_linear_layer(l)) {   // a hybrid's Gated DeltaNet layer keeps a state instead (linear_states.h)
+      k_.emplace_back();
+      v_.emplace_back();
+      continue;
+    }
     k_.push_back(Tensor::zeros({1, c.num_key_value_heads, max_context, c.head_dim}, dtype));
     v_.push_back(Tensor::zeros({1, c.num_key_value_heads, max_context, c.head_dim}, dtype));
   }
@@ -29,7 +34,8 @@ Tensor KvCache::values(int64_t layer, int64_t length) const { return v_[layer].n
 
 uint64_t KvCache::nbytes() const {
   uint64_t n = 0;
-  for (size_t l = 0; l < k_.size(); ++l) n += k_[l].nbytes() + v_[l].nbytes();
+  for (size_t l = 0; l < k_.size(); ++l)
+    if (k_[l].defined()) n += k_[l].nbytes() + v_[l].nbytes();
   return n;
 }
 

@@ -1,5 +1,6 @@
-// The key/value cache: one preallocated [1, Hk, max_context, D] pair per layer; new keys are written in place
-// and attention reads a narrowed view, so a decode step never copies the past.
+// The key/value cache: one preallocated [1, Hk, max_context, D] pair per full-attention layer (a hybrid's Gated
+// DeltaNet layers have none); new keys are written in place and attention reads a narrowed view, so a decode step
+// never copies the past.
 #pragma once
 
 #include <cstdint>

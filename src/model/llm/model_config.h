@@ -39,8 +39,26 @@ struct Fp8Quantization {
   }
 };
 
+// The token mixer of a layer of the 2026 hybrids (config.json's layer_types).
+enum class LayerType { full_attention, linear_attention };
+
+// Gated DeltaNet's sizes: the linear_* keys of qwen3_5(_moe) and qwen3_next configs.
+struct LinearAttentionConfig {
+  int64_t conv_kernel = 4;          // linear_conv_kernel_dim
+  int64_t key_head_dim = 128;
+  int64_t value_head_dim = 128;
+  int64_t num_key_heads = 16;
+  int64_t num_value_heads = 32;
+  int64_t key_dim() const { return num_key_heads * key_head_dim; }
+  int64_t value_dim() const { return num_value_heads * value_head_dim; }
+  int64_t conv_dim() const { return 2 * key_dim() + value_dim(); }   // q, k and v, convolved together
+};
+
 struct ModelConfig {
-  std::string model_type;            // "qwen3_moe", "qwen3", "qwen2" or "llama"
+  // "qwen3_moe", "qwen3", "qwen2", "llama", or a hybrid: "qwen3_5_moe_text", "qwen3_5_text", "qwen3_next" (the
+  // multimodal qwen3_5_moe / qwen3_5 folders are read as their text_config, wrapper naming the outer type)
+  std::string model_type;
+  std::string wrapper;               // "qwen3_5_moe" / "qwen3_5" for a nested text_config, else empty
   int64_t hidden_size = 0;
   int64_t intermediate_size = 0;     // dense MLP width (dense layers; also mlp_only_layers of a MoE model)
   int64_t num_hidden_layers = 0;
@@ -69,16 +87,39 @@ struct ModelConfig {
   int64_t decoder_sparse_step = 1;
   std::vector<int64_t> mlp_only_layers;
   std::optional<Fp8Quantization> quantization;
+  // The hybrids: each layer's token mixer, Gated DeltaNet's sizes, the rotated part of a head, the shared expert.
+  std::vector<LayerType> layer_types;              // one per layer; empty for the non-hybrid types
+  LinearAttentionConfig linear;
+  double partial_rotary_factor = 1.0;              // rotary over the first head_dim * factor dims of each head
+  int64_t shared_expert_intermediate_size = 0;     // 0: no shared expert
+  // How the checkpoint stores each MoE layer's experts: one tensor per expert and projection, or transformers 5's
+  // fused [E, 2I, H] gate_up_proj and [E, H, I] down_proj. Found from the files, not from config.json.
+  bool fused_experts = false;
   // What the reader did not find in config.json and took from transformers' defaults for this model_type
   // ("num_key_value_heads = 32"), and keys it read but that change nothing here (each with why), so a run can
   // say both. Not part of the architecture: two configs that differ only here describe the same model.
   std::vector<std::string> defaults_taken;
   std::vector<std::string> notes;
 
-  bool has_qk_norm() const { return model_type == "qwen3" || model_type == "qwen3_moe"; }
+  bool is_hybrid() const {
+    return model_type == "qwen3_5_moe_text" || model_type == "qwen3_5_text" || model_type == "qwen3_next";
+  }
+  bool is_linear_layer(int64_t layer) const {
+    return !layer_types.empty() && layer_types[static_cast<size_t>(layer)] == LayerType::linear_attention;
+  }
+  // The hybrids' full attention gates its output (q_proj yields q and a gate per head) and every RMSNorm but
+  // Gated DeltaNet's own is zero-centred: (1 + w) * normed.
+  bool attn_output_gate() const { return is_hybrid(); }
+  bool zero_centred_norms() const { return is_hybrid(); }
+  // The dims rotary turns in each head: head_dim * partial_rotary_factor, as transformers truncates it.
+  int64_t rotary_dim() const { return static_cast<int64_t>(static_cast<double>(head_dim) * partial_rotary_factor); }
+  // Where the decoder's tensors live: "model." or, for the multimodal wrappers, "model.language_model.".
+  std::string weight_prefix() const { return wrapper.empty() ? "model." : "model.language_model."; }
+  bool has_qk_norm() const { return model_type == "qwen3" || model_type == "qwen3_moe" || is_hybrid(); }
   bool has_qkv_bias() const { return attention_bias; }
   bool has_o_bias() const { return attention_bias && model_type != "qwen2"; }
-  // Qwen3-MoE's rule: layer i is sparse when it is not in mlp_only_layers and (i + 1) % decoder_sparse_step == 0.
+  // Qwen3-MoE's (and Qwen3-Next's) rule: layer i is sparse when it is not in mlp_only_layers and
+  // (i + 1) % decoder_sparse_step == 0. qwen3_5_moe_text: every layer.
   bool is_moe_layer(int64_t layer) const;
 };
 

@@ -19,7 +19,8 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kModelTypes = "one of qwen3_moe, qwen3, qwen2, llama";
+constexpr const char* kModelTypes =
+    "one of qwen3_moe, qwen3, qwen2, llama, qwen3_5_moe, qwen3_5_moe_text, qwen3_5, qwen3_5_text, qwen3_next";
 constexpr int64_t kMaxConfigInteger = (int64_t(1) << 31) - 1;
 
 // Reads the keys of one JSON object, each failure naming `file` and the key's path ("rope_scaling.factor").
@@ -129,6 +130,24 @@ void parse_torch_dtype(const Reader& r, ModelConfig& c) {
   else r.bad(key, "one of bfloat16, float16, float32", name);
 }
 
+// A hybrid's partial_rotary_factor, in (0, 1]: in the rope dict (transformers 5), else at the top (older
+// Qwen3-Next configs), else transformers' default 0.25. Its MRoPE sections rotate text tokens as one plain rope.
+void parse_partial_rotary(const Reader& top, const Reader* rope, ModelConfig& c, Defaults& d) {
+  const Reader& r = rope != nullptr && rope->find("partial_rotary_factor") ? *rope : top;
+  const char* key = "partial_rotary_factor";
+  c.partial_rotary_factor = r.find(key) ? r.number(key) : d.take(top, key, 0.25);
+  const json found = r.find(key) ? *r.find(key) : json(c.partial_rotary_factor);
+  if (!(c.partial_rotary_factor > 0.0 && c.partial_rotary_factor <= 1.0) || c.rotary_dim() < 2)
+    r.bad(key, "a number in (0, 1] that leaves at least 2 of head_dim's dims to rotate", found);
+  if (c.rotary_dim() % 2 != 0)
+    r.bad(key, fmt::format("a factor that gives an even count of rotated dims (head_dim {})", c.head_dim), found);
+  if (rope != nullptr && (rope->find("mrope_section") || rope->find("mrope_interleaved")))
+    c.notes.push_back("rope mrope_section ignored: text tokens have one position on every section, a plain rope");
+}
+void parse_partial_rotary(const Reader& top, const Reader& rope, ModelConfig& c, Defaults& d) {
+  parse_partial_rotary(top, &rope, c, d);
+}
+
 // The rope: transformers 5's "rope_parameters" {rope_type, rope_theta, ...scaling keys}, or 4.x's top-level
 // "rope_theta" with "rope_scaling" {rope_type or type, ...}. As transformers does, a non-null rope_scaling wins
 // over rope_parameters, and a rope_theta inside the dict wins over the top-level one.
@@ -139,6 +158,7 @@ void parse_rope(const Reader& r, ModelConfig& c, Defaults& d) {
   c.rope_scaling.reset();
   if (!key) {
     c.rope_theta = top ? top_theta : d.take(r, "rope_theta", kDefaultRopeTheta);
+    if (c.is_hybrid()) parse_partial_rotary(r, nullptr, c, d);
     return;
   }
   const json& v = r.require(key);
@@ -151,13 +171,18 @@ void parse_rope(const Reader& r, ModelConfig& c, Defaults& d) {
   c.rope_theta = s.find("rope_theta") ? s.positive("rope_theta")
                  : top                 ? top_theta
                                        : d.take(r, "rope_theta", kDefaultRopeTheta);
-  if (s.find("partial_rotary_factor") && s.number("partial_rotary_factor") != 1.0)
+  if (c.is_hybrid()) {
+    parse_partial_rotary(r, s, c, d);
+  } else if (s.find("partial_rotary_factor") && s.number("partial_rotary_factor") != 1.0) {
     fail<UnsupportedError>(r.file(), s.path("partial_rotary_factor"), "1.0 (rotary over the whole head)",
                            json_excerpt(*s.find("partial_rotary_factor")));
+  }
   // Older configs spell rope_type as "type".
   const char* type_key = s.find("rope_type") ? "rope_type" : "type";
   const std::string type = s.string(type_key, "default");
   if (type == "default") return;
+  if (c.is_hybrid())
+    fail<UnsupportedError>(r.file(), s.path(type_key), "default (the rope of the Qwen3.5 / Qwen3-Next hybrids)", type);
   if (type != "llama3" && type != "linear")
     fail<UnsupportedError>(r.file(), s.path(type_key),
                            "default, linear or llama3 (the rope types fourfold implements)", type);
@@ -290,22 +315,76 @@ void check_consistency(const ModelConfig& c, const Reader& r, const json& root) 
           json(c.num_experts_per_tok));
 }
 
-}  // namespace
 
-ModelConfig parse_model_config(std::string_view json_text, const std::string& file_name) {
-  const json root = parse_bounded_json(json_text, file_name, "config.json");
-  if (!root.is_object()) fail<FormatError>(file_name, "config.json", "a JSON object", json_excerpt(root));
-  const Reader r(root, file_name);
+// Gated DeltaNet's sizes and each layer's mixer: layer_types when given (one entry per layer), else transformers'
+// pattern of full_attention_interval (every 4th layer full attention).
+void parse_hybrid(const Reader& r, ModelConfig& c, Defaults& d) {
+  const auto size = [&](const char* key, int64_t fallback, int64_t max = kMaxConfigInteger) {
+    const int64_t v = r.integer(key, d.take(r, key, fallback));
+    if (v > max) r.bad(key, fmt::format("an integer in [1, {}]", max), json(v));
+    return v;
+  };
+  // layer_types is one entry per layer: a bound before it is built (a real hybrid has tens of layers).
+  constexpr int64_t kMaxHybridLayers = 4096;
+  if (c.num_hidden_layers > kMaxHybridLayers)
+    r.bad("num_hidden_layers", fmt::format("at most {} layers in a hybrid", kMaxHybridLayers), json(c.num_hidden_layers));
+  LinearAttentionConfig& l = c.linear;
+  // A short convolution: transformers' models use 4 taps; the bound keeps a conv state small.
+  l.conv_kernel = size("linear_conv_kernel_dim", 4, 64);
+  l.key_head_dim = size("linear_key_head_dim", 128);
+  l.value_head_dim = size("linear_value_head_dim", 128);
+  l.num_key_heads = size("linear_num_key_heads", 16);
+  l.num_value_heads = size("linear_num_value_heads", 32);
+  if (l.num_value_heads % l.num_key_heads != 0)
+    r.bad("linear_num_value_heads", fmt::format("a multiple of linear_num_key_heads ({})", l.num_key_heads),
+          json(l.num_value_heads));
+  c.layer_types.clear();
+  if (const json* v = r.find("layer_types")) {
+    if (!v->is_array() || static_cast<int64_t>(v->size()) != c.num_hidden_layers)
+      r.bad("layer_types", fmt::format("a list of {} layer types (num_hidden_layers)", c.num_hidden_layers), *v);
+    for (const json& t : *v) {
+      if (t == "linear_attention") c.layer_types.push_back(LayerType::linear_attention);
+      else if (t == "full_attention") c.layer_types.push_back(LayerType::full_attention);
+      else r.bad("layer_types", "linear_attention or full_attention entries", *v);
+    }
+  } else {
+    const int64_t interval = r.integer("full_attention_interval", d.take(r, "full_attention_interval", int64_t{4}));
+    for (int64_t i = 0; i < c.num_hidden_layers; ++i)
+      c.layer_types.push_back((i + 1) % interval != 0 ? LayerType::linear_attention : LayerType::full_attention);
+  }
+  if (c.attention_bias)
+    fail<UnsupportedError>(r.file(), r.path("attention_bias"), "false (the hybrids' projections have no biases)", "true");
+}
 
-  ModelConfig c;
-  c.model_type = r.string("model_type");
+// The sparse MoE keys of qwen3_moe and the hybrids that have experts.
+void parse_moe(const Reader& r, ModelConfig& c, Defaults& d, const ConfigDefaults& td) {
+  const auto integer = [&](const char* key, int64_t fallback) { return r.integer(key, d.take(r, key, fallback)); };
+  // transformers 5 writes num_local_experts (num_experts is its attribute alias); 4.x wrote num_experts.
+  const char* experts = either_spelling(r, "num_local_experts", "num_experts");
+  c.num_experts = experts ? r.integer(experts) : d.take(r, "num_local_experts", td.num_experts);
+  c.num_experts_per_tok = integer("num_experts_per_tok", td.num_experts_per_tok);
+  c.moe_intermediate_size = integer("moe_intermediate_size", td.moe_intermediate_size);
+  if (c.model_type == "qwen3_5_moe_text") {   // every layer sparse, the top-k always renormalized
+    c.norm_topk_prob = true;
+  } else {
+    c.norm_topk_prob = r.boolean("norm_topk_prob", d.take(r, "norm_topk_prob", td.norm_topk_prob));
+    c.decoder_sparse_step = integer("decoder_sparse_step", td.decoder_sparse_step);
+    c.mlp_only_layers = parse_layer_list(r, "mlp_only_layers");
+  }
+  if (td.shared_expert_intermediate_size > 0)
+    c.shared_expert_intermediate_size = integer("shared_expert_intermediate_size", td.shared_expert_intermediate_size);
+}
+
+// A decoder's keys from one JSON object (config.json itself, or a multimodal folder's text_config).
+void parse_decoder(const Reader& r, const json& root, ModelConfig& c) {
   const std::optional<ConfigDefaults> found = transformers_defaults(c.model_type);
-  if (!found) fail<FormatError>(file_name, "model_type", kModelTypes, c.model_type);
+  if (!found) fail<FormatError>(r.file(), r.path("model_type"), kModelTypes, c.model_type);
   const ConfigDefaults& td = *found;
   Defaults d(c.defaults_taken);
   const auto integer = [&](const char* key, int64_t fallback) { return r.integer(key, d.take(r, key, fallback)); };
   c.hidden_size = integer("hidden_size", td.hidden_size);
-  c.intermediate_size = integer("intermediate_size", td.intermediate_size);
+  // qwen3_5_moe_text has no dense MLP, so no intermediate_size.
+  if (td.intermediate_size > 0) c.intermediate_size = integer("intermediate_size", td.intermediate_size);
   c.num_hidden_layers = integer("num_hidden_layers", td.num_hidden_layers);
   c.num_attention_heads = integer("num_attention_heads", td.num_attention_heads);
   c.num_key_value_heads = integer("num_key_value_heads", td.num_key_value_heads.value_or(c.num_attention_heads));
@@ -334,19 +413,40 @@ ModelConfig parse_model_config(std::string_view json_text, const std::string& fi
   // Only an absent key takes the default: "eos_token_id": null says there is none.
   if (!root.contains("bos_token_id") && td.bos_token_id) c.bos_token_id = d.take(r, "bos_token_id", *td.bos_token_id);
   if (!root.contains("eos_token_id") && td.eos_token_id) c.eos_token_ids = {d.take(r, "eos_token_id", *td.eos_token_id)};
-  if (c.model_type == "qwen3_moe") {
-    // transformers 5 writes num_local_experts (num_experts is its attribute alias); 4.x wrote num_experts.
-    const char* experts = either_spelling(r, "num_local_experts", "num_experts");
-    c.num_experts = experts ? r.integer(experts) : d.take(r, "num_local_experts", td.num_experts);
-    c.num_experts_per_tok = integer("num_experts_per_tok", td.num_experts_per_tok);
-    c.moe_intermediate_size = integer("moe_intermediate_size", td.moe_intermediate_size);
-    c.norm_topk_prob = r.boolean("norm_topk_prob", d.take(r, "norm_topk_prob", td.norm_topk_prob));
-    c.decoder_sparse_step = integer("decoder_sparse_step", td.decoder_sparse_step);
-    c.mlp_only_layers = parse_layer_list(r, "mlp_only_layers");
-  }
+  if (c.model_type == "qwen3_moe" || c.model_type == "qwen3_5_moe_text" || c.model_type == "qwen3_next")
+    parse_moe(r, c, d, td);
+  if (c.is_hybrid()) parse_hybrid(r, c, d);
   refuse_unimplemented(r, c, td);
   c.quantization = parse_quantization(r);
   check_consistency(c, r, root);
+}
+
+}  // namespace
+
+ModelConfig parse_model_config(std::string_view json_text, const std::string& file_name) {
+  const json root = parse_bounded_json(json_text, file_name, "config.json");
+  if (!root.is_object()) fail<FormatError>(file_name, "config.json", "a JSON object", json_excerpt(root));
+  const Reader top(root, file_name);
+  ModelConfig c;
+  c.model_type = top.string("model_type");
+  if (c.model_type != "qwen3_5_moe" && c.model_type != "qwen3_5") {
+    parse_decoder(top, root, c);
+    return c;
+  }
+  // A multimodal folder (Qwen3.5 / 3.6 as released): the decoder is its text_config, its tensors under
+  // model.language_model.; the vision tower (model.visual.*) is not read.
+  const json& text = top.require("text_config");
+  if (!text.is_object()) top.bad("text_config", "an object", text);
+  const Reader r(text, file_name, "text_config");
+  c.wrapper = c.model_type;
+  c.model_type = r.string("model_type", c.wrapper + "_text");
+  if (c.model_type != c.wrapper + "_text") r.bad("model_type", c.wrapper + "_text", json(c.model_type));
+  parse_decoder(r, text, c);
+  // The wrapper states what its text_config may leave out: the dtype and the tied embeddings.
+  if (!c.torch_dtype_stated) parse_torch_dtype(top, c);
+  if (!text.contains("tie_word_embeddings") && top.find("tie_word_embeddings"))
+    c.tie_word_embeddings = top.boolean("tie_word_embeddings", false);
+  if (!c.quantization) c.quantization = parse_quantization(top);
   return c;
 }
 
@@ -354,13 +454,16 @@ std::string model_config_to_json(const ModelConfig& c) {
   static const std::map<std::string, std::string> kArchitecture = {{"qwen3_moe", "Qwen3MoeForCausalLM"},
                                                                      {"qwen3", "Qwen3ForCausalLM"},
                                                                      {"qwen2", "Qwen2ForCausalLM"},
-                                                                     {"llama", "LlamaForCausalLM"}};
+                                                                     {"llama", "LlamaForCausalLM"},
+                                                                     {"qwen3_5_moe_text", "Qwen3_5MoeForCausalLM"},
+                                                                     {"qwen3_5_text", "Qwen3_5ForCausalLM"},
+                                                                     {"qwen3_next", "Qwen3NextForCausalLM"}};
   nlohmann::ordered_json j;
   const auto arch = kArchitecture.find(c.model_type);
   if (arch != kArchitecture.end()) j["architectures"] = {arch->second};
   j["model_type"] = c.model_type;
   j["hidden_size"] = c.hidden_size;
-  j["intermediate_size"] = c.intermediate_size;
+  if (c.intermediate_size > 0) j["intermediate_size"] = c.intermediate_size;
   j["num_hidden_layers"] = c.num_hidden_layers;
   j["num_attention_heads"] = c.num_attention_heads;
   j["num_key_value_heads"] = c.num_key_value_heads;
@@ -368,16 +471,22 @@ std::string model_config_to_json(const ModelConfig& c) {
   j["vocab_size"] = c.vocab_size;
   j["max_position_embeddings"] = c.max_position_embeddings;
   j["rms_norm_eps"] = c.rms_norm_eps;
-  j["rope_theta"] = c.rope_theta;
-  if (c.rope_scaling && c.rope_scaling->rope_type == "linear") {
+  if (c.is_hybrid()) {   // transformers 5's spelling, the partial rotary inside
+    j["rope_parameters"] = {{"rope_type", "default"},
+                            {"rope_theta", c.rope_theta},
+                            {"partial_rotary_factor", c.partial_rotary_factor}};
+  } else if (c.rope_scaling && c.rope_scaling->rope_type == "linear") {
+    j["rope_theta"] = c.rope_theta;
     j["rope_scaling"] = {{"rope_type", "linear"}, {"factor", c.rope_scaling->factor}};
   } else if (c.rope_scaling) {
+    j["rope_theta"] = c.rope_theta;
     j["rope_scaling"] = {{"rope_type", c.rope_scaling->rope_type},
                          {"factor", c.rope_scaling->factor},
                          {"low_freq_factor", c.rope_scaling->low_freq_factor},
                          {"high_freq_factor", c.rope_scaling->high_freq_factor},
                          {"original_max_position_embeddings", c.rope_scaling->original_max_position_embeddings}};
   } else {
+    j["rope_theta"] = c.rope_theta;
     j["rope_scaling"] = nullptr;
   }
   j["tie_word_embeddings"] = c.tie_word_embeddings;
@@ -388,13 +497,26 @@ std::string model_config_to_json(const ModelConfig& c) {
   if (c.eos_token_ids.size() == 1) j["eos_token_id"] = c.eos_token_ids[0];
   else if (c.eos_token_ids.empty()) j["eos_token_id"] = nullptr;
   else j["eos_token_id"] = c.eos_token_ids;
-  if (c.model_type == "qwen3_moe") {
+  if (c.num_experts > 0) {
     j["num_experts"] = c.num_experts;
     j["num_experts_per_tok"] = c.num_experts_per_tok;
     j["moe_intermediate_size"] = c.moe_intermediate_size;
-    j["norm_topk_prob"] = c.norm_topk_prob;
-    j["decoder_sparse_step"] = c.decoder_sparse_step;
-    j["mlp_only_layers"] = c.mlp_only_layers;
+    if (c.shared_expert_intermediate_size > 0) j["shared_expert_intermediate_size"] = c.shared_expert_intermediate_size;
+    if (c.model_type != "qwen3_5_moe_text") {   // it has no such keys: every layer sparse, top-k renormalized
+      j["norm_topk_prob"] = c.norm_topk_prob;
+      j["decoder_sparse_step"] = c.decoder_sparse_step;
+      j["mlp_only_layers"] = c.mlp_only_layers;
+    }
+  }
+  if (c.is_hybrid()) {
+    nlohmann::ordered_json types = nlohmann::ordered_json::array();
+    for (LayerType t : c.layer_types) types.push_back(t == LayerType::linear_attention ? "linear_attention" : "full_attention");
+    j["layer_types"] = types;
+    j["linear_conv_kernel_dim"] = c.linear.conv_kernel;
+    j["linear_key_head_dim"] = c.linear.key_head_dim;
+    j["linear_value_head_dim"] = c.linear.value_head_dim;
+    j["linear_num_key_heads"] = c.linear.num_key_heads;
+    j["linear_num_value_heads"] = c.linear.num_value_heads;
   }
   if (c.quantization) {
     nlohmann::ordered_json q;

@@ -10,6 +10,7 @@
 #include "fourfold/errors.h"
 #include "model/formats/folder_files.h"
 #include "model/formats/safetensors.h"
+#include "model/llm/hybrid_checkpoint.h"
 #include "model/llm/weight_layout.h"
 
 namespace fourfold::model {
@@ -75,7 +76,9 @@ std::map<std::string, ExpectedTensor> expected_tensors(const ModelConfig& config
       out[spec.name] = {spec.shape, DType::f8_e4m3fn};
       out[fp8_scale_name(spec.name)] = {fp8_scale_shape(config, spec.shape), DType::f32};
     } else {
-      out[spec.name] = {spec.shape, config.torch_dtype};
+      const bool small = spec.role == WeightRole::norm || spec.role == WeightRole::conv ||
+                         spec.role == WeightRole::decay || spec.role == WeightRole::gate_linear;
+      out[spec.name] = {spec.shape, config.torch_dtype, config.is_hybrid() && small};
     }
   }
   return out;
@@ -92,7 +95,9 @@ void check_weights(const ModelConfig& config, const TensorMap& weights, const st
     const auto it = weights.find(name);
     if (it == weights.end())
       fail<FormatError>(where, "tensor " + name, describe(e.shape, e.dtype), "no such tensor (missing)");
-    if (it->second.shape() != e.shape || it->second.dtype() != e.dtype)
+    const DType d = it->second.dtype();
+    const bool dtype_ok = d == e.dtype || (e.any_float && (d == DType::bf16 || d == DType::f16 || d == DType::f32));
+    if (it->second.shape() != e.shape || !dtype_ok)
       fail<FormatError>(file(name), "tensor " + name, describe(e.shape, e.dtype),
                         describe(it->second.shape(), it->second.dtype()));
   }
@@ -133,6 +138,7 @@ LoadedModel load_model_folder(const fs::path& dir, WeightResidency residency, co
     }
   }
   check_index_complete(listing, dir, [&](const std::string& name) { return m.weights.count(name) > 0; });
+  if (m.config.is_hybrid()) normalize_hybrid_checkpoint(m.config, m.weights, m.file_of, m.copied, dir.string());
   // Before anything is built entry by entry from the config, it must describe no more than the files can hold (a
   // tensor or two short still reaches check_weights, which names the missing one).
   const WeightTotals implied = weight_totals(m.config, config_path.string());

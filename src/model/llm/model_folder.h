@@ -37,6 +37,7 @@ LoadedModel load_model_folder(const std::filesystem::path& dir, WeightResidency 
 struct ExpectedTensor {
   Shape shape;
   DType dtype;
+  bool any_float = false;   // bf16, f16 or f32 (a hybrid's small tensors: checkpoints keep some in f32)
 };
 std::map<std::string, ExpectedTensor> expected_tensors(const ModelConfig& config);
 // FormatError (naming `where` and the tensor) unless `weights` holds exactly expected_tensors(config).

@@ -80,6 +80,19 @@ class Binder {
     Tensor t = take(name);
     return t.dtype() == act_ ? t : t.to(act_);
   }
+  // A zero-centred norm's weight as the norm multiplies by it: 1 + w, computed and kept in f32 (as transformers
+  // computes it; in bf16 the sum would round).
+  Tensor zero_centred(const std::string& name) {
+    std::vector<double> w = take(name).to_vector();
+    for (double& v : w) v = static_cast<double>(1.0f + static_cast<float>(v));
+    return Tensor::from_vector(w, {static_cast<int64_t>(w.size())}, DType::f32);
+  }
+  Tensor f32(const std::string& name) { return take(name).to(DType::f32); }
+  // A depthwise conv1d weight [C, 1, K] as causal_conv1d reads it in place: an f32 [K, C] seen as [C, K].
+  Tensor conv_taps(const std::string& name) {
+    const Tensor w = take(name);
+    return w.squeeze(1).transpose(0, 1).to(DType::f32).contiguous().transpose(0, 1);
+  }
   // A [V, H] or [out, in] weight for linear: in place when linear takes it under the activation dtype.
   Tensor linear_weight(const std::string& name) { return usable(take(name), name); }
   Projection projection(const std::string& weight_name, bool has_bias = false) {
@@ -178,12 +191,18 @@ void count_bytes(const ModelConfig& c, ModelWeights& m) {
   const auto both = [&](uint64_t n) { active += n; total += n; };
   for (const LayerWeights& l : m.layers) {
     both(l.input_norm.nbytes() + l.post_attention_norm.nbytes());
-    const AttentionWeights& a = l.attention;
-    both(a.q.nbytes() + a.k.nbytes() + a.v.nbytes() + a.o.nbytes());
-    if (a.q_norm) both(a.q_norm->nbytes() + a.k_norm->nbytes());
+    if (const auto& la = l.linear) {
+      both(la->qkv.nbytes() + la->z.nbytes() + la->b.nbytes() + la->a.nbytes() + la->out.nbytes());
+      both(la->conv.nbytes() + la->a_log.nbytes() + la->dt_bias.nbytes() + la->norm.nbytes());
+    } else {
+      const AttentionWeights& a = l.attention;
+      both(a.q.nbytes() + a.k.nbytes() + a.v.nbytes() + a.o.nbytes());
+      if (a.q_norm) both(a.q_norm->nbytes() + a.k_norm->nbytes());
+    }
     if (l.mlp) both(l.mlp->gate.nbytes() + l.mlp->up.nbytes() + l.mlp->down.nbytes());
     if (l.moe) {
       both(l.moe->router.nbytes());
+      if (const auto& s = l.moe->shared) both(s->gate.nbytes() + s->up.nbytes() + s->down.nbytes() + l.moe->shared_gate.nbytes());
       const uint64_t experts = expert_bytes(l.moe->experts);
       total += experts;
       active += experts / c.num_experts * c.num_experts_per_tok;
@@ -207,23 +226,45 @@ ModelWeights bind_weights(const ModelConfig& c, TensorMap weights, DType activat
   const Tensor embed = weights.at("model.embed_tokens.weight");
   weights.erase("model.embed_tokens.weight");
   m.embed_tokens = embed;
+  const auto norm = [&](const std::string& name) { return c.zero_centred_norms() ? b.zero_centred(name) : b.small(name); };
   for (int64_t l = 0; l < c.num_hidden_layers; ++l) {
     LayerWeights layer;
-    layer.input_norm = b.small(layer_weight(l, "input_layernorm.weight"));
-    layer.post_attention_norm = b.small(layer_weight(l, "post_attention_layernorm.weight"));
-    AttentionWeights& a = layer.attention;
-    a.q = b.projection(layer_weight(l, "self_attn.q_proj.weight"), c.attention_bias);
-    a.k = b.projection(layer_weight(l, "self_attn.k_proj.weight"), c.attention_bias);
-    a.v = b.projection(layer_weight(l, "self_attn.v_proj.weight"), c.attention_bias);
-    a.o = b.projection(layer_weight(l, "self_attn.o_proj.weight"), c.has_o_bias());
-    if (c.has_qk_norm()) {
-      a.q_norm = b.small(layer_weight(l, "self_attn.q_norm.weight"));
-      a.k_norm = b.small(layer_weight(l, "self_attn.k_norm.weight"));
+    layer.input_norm = norm(layer_weight(l, "input_layernorm.weight"));
+    layer.post_attention_norm = norm(layer_weight(l, "post_attention_layernorm.weight"));
+    if (c.is_linear_layer(l)) {
+      const auto name = [&](const char* suffix) { return layer_weight(l, std::string("linear_attn.") + suffix); };
+      LinearAttentionWeights la;
+      la.qkv = b.projection(name("in_proj_qkv.weight"));
+      la.z = b.projection(name("in_proj_z.weight"));
+      la.b = b.projection(name("in_proj_b.weight"));
+      la.a = b.projection(name("in_proj_a.weight"));
+      la.out = b.projection(name("out_proj.weight"));
+      la.conv = b.conv_taps(name("conv1d.weight"));
+      la.a_log = b.f32(name("A_log"));
+      la.dt_bias = b.f32(name("dt_bias"));
+      la.norm = b.small(name("norm.weight"));
+      layer.linear = std::move(la);
+    } else {
+      AttentionWeights& a = layer.attention;
+      a.q = b.projection(layer_weight(l, "self_attn.q_proj.weight"), c.attention_bias);
+      a.k = b.projection(layer_weight(l, "self_attn.k_proj.weight"), c.attention_bias);
+      a.v = b.projection(layer_weight(l, "self_attn.v_proj.weight"), c.attention_bias);
+      a.o = b.projection(layer_weight(l, "self_attn.o_proj.weight"), c.has_o_bias());
+      if (c.has_qk_norm()) {
+        a.q_norm = norm(layer_weight(l, "self_attn.q_norm.weight"));
+        a.k_norm = norm(layer_weight(l, "self_attn.k_norm.weight"));
+      }
     }
     if (c.is_moe_layer(l)) {
       MoeWeights moe;
       moe.router = b.linear_weight(layer_weight(l, "mlp.gate.weight"));
       b.experts(l, c.num_experts, source, moe.experts);
+      if (c.shared_expert_intermediate_size > 0) {
+        moe.shared = DenseMlpWeights{b.projection(layer_weight(l, "mlp.shared_expert.gate_proj.weight")),
+                                     b.projection(layer_weight(l, "mlp.shared_expert.up_proj.weight")),
+                                     b.projection(layer_weight(l, "mlp.shared_expert.down_proj.weight"))};
+        moe.shared_gate = b.projection(layer_weight(l, "mlp.shared_expert_gate.weight"));
+      }
       layer.moe = std::move(moe);
     } else {
       layer.mlp = DenseMlpWeights{b.projection(layer_weight(l, "mlp.gate_proj.weight")),
@@ -232,7 +273,7 @@ ModelWeights bind_weights(const ModelConfig& c, TensorMap weights, DType activat
     }
     m.layers.push_back(std::move(layer));
   }
-  m.final_norm = b.small("model.norm.weight");
+  m.final_norm = norm("model.norm.weight");
   if (c.tie_word_embeddings) {
     const bool ok = embed.dtype() == activation || (activation == DType::f32 && embed.dtype() != DType::f32);
     m.lm_head.weight = ok ? embed : embed.to(activation);

@@ -12,8 +12,16 @@
 namespace fourfold::model {
 
 struct AttentionWeights {
-  Projection q, k, v, o;
+  Projection q, k, v, o;      // the hybrids' q yields each head's q and its output gate, interleaved per head
   OptTensor q_norm, k_norm;   // Qwen3: RMSNorm over each head before rotary
+};
+
+// A Gated DeltaNet layer (the hybrids' linear attention).
+struct LinearAttentionWeights {
+  Projection qkv, z, b, a, out;   // in_proj_qkv [C, H], in_proj_z [Hv*Dv, H], in_proj_b / a [Hv, H], out_proj
+  Tensor conv;                    // [C, K] view of an f32 [K, C]: the taps as causal_conv1d reads them in place
+  Tensor a_log, dt_bias;          // [Hv] f32
+  Tensor norm;                    // [Dv], the activation dtype: the gated norm's weight (not zero-centred)
 };
 
 struct DenseMlpWeights {
@@ -23,11 +31,16 @@ struct DenseMlpWeights {
 struct MoeWeights {
   Tensor router;              // [E, H], high precision in every checkpoint
   MoeExpertWeights experts;
+  // The hybrids' shared expert, every token's, its output scaled by sigmoid(shared_gate x): [1, H].
+  std::optional<DenseMlpWeights> shared;
+  Projection shared_gate;
 };
 
 struct LayerWeights {
+  // The hybrids' zero-centred norms are bound as 1 + w in f32 (rms_norm takes an f32 weight and rounds once).
   Tensor input_norm, post_attention_norm;
-  AttentionWeights attention;
+  AttentionWeights attention;                        // full-attention layers
+  std::optional<LinearAttentionWeights> linear;      // a hybrid's Gated DeltaNet layers (attention then unused)
   std::optional<DenseMlpWeights> mlp;   // exactly one of mlp and moe
   std::optional<MoeWeights> moe;
 };

@@ -93,10 +93,72 @@ ModelConfig qwen3_30b_a3b() {
   return c;
 }
 
+// The hybrids: Gated DeltaNet in 3 of every 4 layers, every 4th full attention with an output gate and a quarter
+// of each head rotated, zero-centred norms, experts plus a gated shared expert.
+ModelConfig hybrid_base(int64_t layers) {
+  ModelConfig c;
+  c.model_type = "qwen3_5_moe_text";
+  c.rms_norm_eps = 1e-6;
+  c.norm_topk_prob = true;
+  c.torch_dtype = DType::bf16;
+  c.partial_rotary_factor = 0.25;
+  c.num_hidden_layers = layers;
+  for (int64_t i = 0; i < layers; ++i)
+    c.layer_types.push_back((i + 1) % 4 != 0 ? LayerType::linear_attention : LayerType::full_attention);
+  return c;
+}
+
+// Qwen/Qwen3.6-35B-A3B's text config (the Qwen3.5-35B-A3B shapes): 40 layers, 256 experts of 512 (8 active).
+ModelConfig qwen3_6_35b_a3b() {
+  ModelConfig c = hybrid_base(40);
+  c.hidden_size = 2048;
+  c.num_attention_heads = 16;
+  c.num_key_value_heads = 2;
+  c.head_dim = 256;
+  c.vocab_size = 248320;
+  c.max_position_embeddings = 262144;
+  c.rope_theta = 1e7;
+  c.num_experts = 256;
+  c.num_experts_per_tok = 8;
+  c.moe_intermediate_size = 512;
+  c.shared_expert_intermediate_size = 512;
+  c.linear = LinearAttentionConfig{4, 128, 128, 16, 32};
+  return c;
+}
+
+// The same design at test size: 3 Gated DeltaNet layers and 1 full-attention layer.
+ModelConfig tiny_hybrid() {
+  ModelConfig c = hybrid_base(4);
+  c.hidden_size = 128;
+  c.num_attention_heads = 4;
+  c.num_key_value_heads = 2;
+  c.head_dim = 32;
+  c.vocab_size = 1024;
+  c.max_position_embeddings = 4096;
+  c.rope_theta = 1e6;
+  c.num_experts = 8;
+  c.num_experts_per_tok = 2;
+  c.moe_intermediate_size = 64;
+  c.shared_expert_intermediate_size = 64;
+  c.linear = LinearAttentionConfig{4, 32, 32, 2, 4};
+  return c;
+}
+
+ModelConfig with_layers(ModelConfig c, int64_t layers) {
+  c.num_hidden_layers = layers;
+  if (c.is_hybrid()) {
+    c.layer_types.clear();
+    for (int64_t i = 0; i < layers; ++i)
+      c.layer_types.push_back((i + 1) % 4 != 0 ? LayerType::linear_attention : LayerType::full_attention);
+  }
+  return c;
+}
+
 const std::map<std::string, std::function<ModelConfig()>>& presets() {
   static const std::map<std::string, std::function<ModelConfig()>> table = {
       {"tiny-moe", tiny_moe},   {"tiny-qwen3", tiny_qwen3},       {"tiny-llama", tiny_llama},
-      {"small-moe", small_moe}, {"qwen3-30b-a3b", qwen3_30b_a3b},
+      {"small-moe", small_moe}, {"qwen3-30b-a3b", qwen3_30b_a3b}, {"tiny-hybrid", tiny_hybrid},
+      {"qwen3.6-35b-a3b", qwen3_6_35b_a3b},
   };
   return table;
 }
@@ -110,7 +172,8 @@ uint64_t tensor_seed(uint64_t seed, const std::string& name) {
 }
 
 bool is_residual_output(const std::string& name) {
-  return name.find("o_proj.weight") != std::string::npos || name.find("down_proj.weight") != std::string::npos;
+  return name.find("o_proj.weight") != std::string::npos || name.find("down_proj.weight") != std::string::npos ||
+         name.find("out_proj.weight") != std::string::npos;
 }
 
 }  // namespace
@@ -128,7 +191,7 @@ ModelConfig preset_config(const std::string& name, std::optional<int64_t> layers
   ModelConfig c = it->second();
   if (layers) {
     if (*layers < 1) fail<ValueError>("make-model", "layers", "at least 1", std::to_string(*layers));
-    c.num_hidden_layers = *layers;
+    c = with_layers(c, *layers);   // a hybrid keeps its pattern: layers 4, 8, ... are full attention
   }
   return c;
 }
@@ -171,10 +234,30 @@ TensorMap synthetic_weights(const ModelConfig& config, DType dtype, uint64_t see
     const uint64_t s = tensor_seed(seed, spec.name);
     switch (spec.role) {
       case WeightRole::embedding: t.fill_normal(s, 0.0, 1.0); break;
-      case WeightRole::norm: t.fill_uniform(s, 0.9, 1.1); break;
+      case WeightRole::norm:
+        // A zero-centred norm multiplies by 1 + w (Gated DeltaNet's own norm by w).
+        if (config.zero_centred_norms() && spec.name.find("linear_attn.norm") == std::string::npos)
+          t.fill_uniform(s, -0.1, 0.1);
+        else
+          t.fill_uniform(s, 0.9, 1.1);
+        break;
       case WeightRole::bias: t.fill_normal(s, 0.0, 0.02); break;
+      case WeightRole::conv: t.fill_normal(s, 0.0, 1.0 / std::sqrt(static_cast<double>(spec.shape.back()))); break;
+      case WeightRole::decay:
+        // A_log = log(A), A in [1, 16] (decays of e^-1 to e^-16 per unit of softplus); dt_bias around 0.
+        if (spec.name.find("A_log") != std::string::npos) {
+          Tensor a = Tensor::empty(spec.shape, DType::f64);
+          a.fill_uniform(s, 1.0, 16.0);
+          std::vector<double> v = a.to_vector();
+          for (double& x : v) x = std::log(x);
+          t.copy_from(Tensor::from_vector(v, spec.shape, DType::f64));
+        } else {
+          t.fill_normal(s, 0.0, 0.5);
+        }
+        break;
       case WeightRole::projection:
       case WeightRole::router:
+      case WeightRole::gate_linear:
       case WeightRole::lm_head: {
         double stddev = 1.0 / std::sqrt(static_cast<double>(spec.fan_in));
         if (is_residual_output(spec.name)) stddev *= residual_scale;

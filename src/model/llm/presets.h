@@ -15,7 +15,8 @@ namespace fourfold::model {
 // A checkpoint's tensors by name (stable order: names sort).
 using TensorMap = std::map<std::string, Tensor>;
 
-// "tiny-moe", "tiny-qwen3", "tiny-llama", "small-moe", "qwen3-30b-a3b". layers overrides num_hidden_layers.
+// "tiny-moe", "tiny-qwen3", "tiny-llama", "small-moe", "qwen3-30b-a3b", and the hybrids "tiny-hybrid" and
+// "qwen3.6-35b-a3b". layers overrides num_hidden_layers (a hybrid keeps every 4th layer full attention).
 // An unknown name is a ValueError listing the presets.
 ModelConfig preset_config(const std::string& name, std::optional<int64_t> layers = std::nullopt);
 std::vector<std::string> preset_names();

@@ -9,10 +9,11 @@
 namespace fourfold::model {
 
 std::vector<double> rope_inverse_frequencies(const ModelConfig& c) {
-  const int64_t half = c.head_dim / 2;
+  // A partial rotary (the hybrids': the first rotary_dim dims of each head) takes its frequencies over those dims.
+  const int64_t dim = c.rotary_dim(), half = dim / 2;
   std::vector<double> inv(half);
   for (int64_t i = 0; i < half; ++i)
-    inv[i] = 1.0 / std::pow(c.rope_theta, static_cast<double>(2 * i) / static_cast<double>(c.head_dim));
+    inv[i] = 1.0 / std::pow(c.rope_theta, static_cast<double>(2 * i) / static_cast<double>(dim));
   if (!c.rope_scaling) return inv;
   const RopeScaling& s = *c.rope_scaling;
   if (s.rope_type == "linear") {   // positions divided by factor, which is the same as every frequency

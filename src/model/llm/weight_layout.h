@@ -17,6 +17,10 @@ enum class WeightRole {
   bias,           // attention biases (qwen2)
   router,         // mlp.gate.weight [E, H]: kept in high precision by FP8 checkpoints
   lm_head,        // lm_head.weight [V, H] (absent when tied): kept in high precision
+  // The hybrids' small tensors, any float dtype in a checkpoint (FP8 ones keep them in high precision):
+  gate_linear,    // linear_attn.in_proj_a / in_proj_b [Hv, H], mlp.shared_expert_gate [1, H]
+  conv,           // linear_attn.conv1d.weight [C, 1, K]
+  decay,          // linear_attn.A_log and dt_bias [Hv]
 };
 
 struct WeightSpec {

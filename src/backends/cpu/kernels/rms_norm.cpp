@@ -38,9 +38,13 @@ void row(const RmsNormRow& r, int64_t d, double eps) {
   double sum = 0.0;
   for (int j = 0; j < kLanes; ++j) sum += acc[j];
   const vf inv = splat(static_cast<float>(1.0 / std::sqrt(sum / static_cast<double>(d) + eps)));
+  auto weight = [&](int64_t at, int64_t count) {
+    if (r.weight_f32) return count == kLanes ? load<RowType::f32>(r.weight, at) : load_tail<RowType::f32>(r.weight, at, count, 0.0f);
+    return count == kLanes ? load<T>(r.weight, at) : load_tail<T>(r.weight, at, count, 0.0f);
+  };
   auto value = [&](vf v, int64_t at, int64_t count) {
     v *= inv;
-    if (r.weight != nullptr) v *= count == kLanes ? load<T>(r.weight, at) : load_tail<T>(r.weight, at, count, 0.0f);
+    if (r.weight != nullptr) v *= weight(at, count);
     return v;
   };
   i = 0;

@@ -11,9 +11,10 @@ namespace fourfold::cpu {
 struct RmsNormRow {
   const void* x;
   const void* residual;
-  const void* weight;
+  const void* weight;     // the row's type, or f32 when weight_f32
   void* out;
   void* sum_out;
+  bool weight_f32 = false;
 };
 
 #define FOURFOLD_CPU_DECLARE_RMS_NORM(isa)                                     \

@@ -127,6 +127,8 @@ void unary_loop(Unary op, const float* x, float* y, int64_t n) {
     case Unary::log: for (int64_t i = 0; i < n; ++i) y[i] = std::log(x[i]); return;
     case Unary::erf: for (int64_t i = 0; i < n; ++i) y[i] = std::erf(x[i]); return;
     case Unary::tanh: for (int64_t i = 0; i < n; ++i) y[i] = std::tanh(x[i]); return;
+    // PyTorch's softplus (beta 1, threshold 20): x itself above 20.
+    case Unary::softplus: for (int64_t i = 0; i < n; ++i) y[i] = x[i] > 20.0f ? x[i] : std::log1p(std::exp(x[i])); return;
   }
 }
 

@@ -12,7 +12,7 @@
 
 namespace fourfold::generic {
 
-enum class Unary { neg, exp, log, reciprocal, rsqrt, square, cube, erf, tanh };
+enum class Unary { neg, exp, log, reciprocal, rsqrt, square, cube, erf, tanh, softplus };
 enum class Binary { add, sub, mul, div };
 enum class Broadcast { none, per_row, per_col };
 enum class Reduce { max, sum };

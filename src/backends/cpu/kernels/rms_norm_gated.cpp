@@ -1,0 +1,56 @@
+// rms_norm_gated rows, compiled once per ISA: sum(x^2) in double lanes, then one pass that rounds where
+// transformers rounds (the normed x to the row's type, its product with the weight to the product's type) and
+// writes that times silu(gate), rounded once more.
+#include "backends/cpu/kernels/rms_norm_gated.h"
+#include "backends/cpu/kernels/vec.h"
+
+namespace fourfold::cpu::FOURFOLD_ISA_NAMESPACE {
+namespace {
+
+// v rounded to T and widened back: what a tensor of T holds.
+template <RowType T>
+vf rounded(vf v) {
+  if constexpr (T == RowType::f32) {
+    return v;
+  } else {
+    uint16_t held[kLanes];
+    store<T>(held, 0, v);
+    return load<T>(held, 0);
+  }
+}
+
+template <RowType T>
+void row(const RmsNormGatedRow& r, int64_t d, double eps) {
+  vd acc = vd{};
+  int64_t i = 0;
+  for (; i + kLanes <= d; i += kLanes) {
+    const vf v = load<T>(r.x, i);
+    acc += __builtin_convertvector(v * v, vd);
+  }
+  if (i < d) {
+    const vf v = load_tail<T>(r.x, i, d - i, 0.0f);
+    acc += __builtin_convertvector(v * v, vd);
+  }
+  double sum = 0.0;
+  for (int j = 0; j < kLanes; ++j) sum += acc[j];
+  const vf inv = splat(static_cast<float>(1.0 / std::sqrt(sum / static_cast<double>(d) + eps)));
+  const auto value = [&](int64_t at, int64_t count) {
+    const bool full = count == kLanes;
+    vf y = rounded<T>((full ? load<T>(r.x, at) : load_tail<T>(r.x, at, count, 0.0f)) * inv);
+    if (r.weight != nullptr) {
+      if (r.weight_f32) y *= full ? load<RowType::f32>(r.weight, at) : load_tail<RowType::f32>(r.weight, at, count, 0.0f);
+      else y = rounded<T>(y * (full ? load<T>(r.weight, at) : load_tail<T>(r.weight, at, count, 0.0f)));
+    }
+    return y * vsilu(full ? load<T>(r.gate, at) : load_tail<T>(r.gate, at, count, 0.0f));
+  };
+  for (i = 0; i + kLanes <= d; i += kLanes) store<T>(r.out, i, value(i, kLanes));
+  if (i < d) store_tail<T>(r.out, i, d - i, value(i, d - i));
+}
+
+}  // namespace
+
+void rms_norm_gated_row(const RmsNormGatedRow& r, RowType type, int64_t d, double eps) {
+  with_type(type, [&]<RowType T>() { row<T>(r, d, eps); });
+}
+
+}  // namespace fourfold::cpu::FOURFOLD_ISA_NAMESPACE

@@ -1,0 +1,20 @@
+// gated_delta_rule in chunks of 64 at a prompt's length, transformers' prefill form, against the order the
+// engine's auto picks on each tier (gated_delta_rule.cpp): the choice per tier is a measured one.
+#include "check/op_cases/gated_delta_rule_case.h"
+
+namespace fourfold {
+
+FOURFOLD_OP_CASES(gated_delta_rule_chunked) {
+  return {
+      .op = "gated_delta_rule",
+      .row_op = {.fields = {"rows", "heads", "kv_heads", "cols"},
+                 .shape = &delta_rule_case::shape,
+                 .check = &delta_rule_case::check},
+      .call = [](const BenchCase& c, const BenchInputs& in) {
+        return delta_rule_case::call(c, in, GatedDeltaMode::chunked);
+      },
+      .cost = &delta_rule_case::cost,
+  };
+}
+
+}  // namespace fourfold

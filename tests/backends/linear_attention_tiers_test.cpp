@@ -40,6 +40,22 @@ TEST(CausalConv1dTiers, MatchTheReference) {
         }
 }
 
+// transformers' conv state is [B, C, K], the last K inputs, of which a step reads the last K - 1: the view
+// [..., 1:] (channel stride K) is updated in place, its first column left alone.
+TEST(CausalConv1dTiers, AStateViewOfOtherStridesStaysDedicated) {
+  for (DType dt : {DType::f32, DType::bf16}) {
+    const Tensor x = testing::randn({2, 1, 40}, dt, 1).transpose(1, 2), w = testing::randn({40, 4}, dt, 2);
+    const Tensor cache = testing::randn({2, 40, 4}, dt, 3);
+    const auto fn = [&] {
+      Tensor whole = cache.clone();
+      Tensor view = whole.slice(2, 1, 4);
+      const Tensor out = causal_conv1d(x, w, std::nullopt, view, /*silu=*/true);
+      return Outputs{out.contiguous(), whole};
+    };
+    expect_matches("causal_conv1d", Tier::dedicated, fn, tier_check::tol(dt), std::string(dtype_name(dt)));
+  }
+}
+
 TEST(CausalConv1dTiers, ChannelFirstAndWideKernelsLeaveTheDedicatedTier) {
   const Tensor x = testing::randn({1, 16, 5}, DType::f32, 1);   // [B, C, T] contiguous: not channel-last
   const auto fn = [&] { return Outputs{causal_conv1d(x, testing::randn({16, 3}, DType::f32, 2))}; };

@@ -315,7 +315,9 @@ void run(const RunOptions& o, bool sampling_set) {
 
   fmt::print("model: {}\n", description);
   fmt::print("weights {}, activations {} ({}), kv cache {} ({}), threads {}, policy {}\n",
-             dtype_name(w.layers.empty() ? w.embed_tokens.dtype() : w.layers[0].attention.q.weight.dtype()),
+             dtype_name(w.layers.empty()          ? w.embed_tokens.dtype()
+                        : w.layers[0].linear ? w.layers[0].linear->qkv.weight.dtype()   // a hybrid's first layer
+                                             : w.layers[0].attention.q.weight.dtype()),
              dtype_name(act), dtypes.activation_from, dtype_name(kv), dtypes.kv_cache_from, num_threads(),
              policy.to_string().empty() ? "none: the fastest tier per op" : policy.to_string());
   fmt::print("prefill: {} tokens in {:.3f} s = {:.1f} tokens/s{}\n", prompt_tokens, g.prefill_seconds, prefill_tps,

@@ -1,14 +1,19 @@
 """transformers generate() on a model folder, unmodified and with fourfold_torch.optimize, in interleaved rounds:
 prefill tokens/s (a generate of one token on the prompt), decode tokens/s (the extra time of N more tokens), and
 where a step's time goes with the fourfold ops (their own time against the whole step: the rest is Python,
-transformers and dispatch). Both models share the same weight tensors.
+transformers and dispatch). Both models share the same weight tensors. With --compile, each also runs under
+torch.compile (the model's forward, dynamic shapes: the article's setting), the time of its first generate
+calls (compilation) on its own line. The peak RSS printed is the process's, over every configuration: run one
+configuration per process (--configs) for each one's own.
 
   build/pyenv/bin/python scripts/torch_generate_bench.py --model DIR [--threads 2] [--prompt 128] [--new 32]
-      [--fourfold build/release/fourfold]   # also `fourfold run` on the folder in each round
+      [--compile] [--configs transformers,optimize,...] [--fourfold build/release/fourfold]
+      # --fourfold: also `fourfold run` on the folder in each round
 """
 import argparse
 import copy
 import re
+import resource
 import statistics
 import subprocess
 import time
@@ -58,6 +63,8 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--dtype", default="bfloat16")
     p.add_argument("--fourfold", help="the fourfold binary: `fourfold run` joins each round")
+    p.add_argument("--compile", action="store_true", help="also transformers and optimize under torch.compile")
+    p.add_argument("--configs", help="a comma-separated subset of the configurations")
     a = p.parse_args()
     torch.set_num_threads(a.threads)
     from transformers import AutoModelForCausalLM
@@ -65,31 +72,50 @@ def main():
     dtype = getattr(torch, a.dtype)
     plain = AutoModelForCausalLM.from_pretrained(a.model, dtype=dtype).eval()
     shared = {id(t): t for t in list(plain.parameters()) + list(plain.buffers())}
-    fast = fourfold_torch.optimize(copy.deepcopy(plain, shared))
+    # A fresh memo per copy: deepcopy records each copied object in it, and a memo reused would hand back the
+    # first copy of `plain` in place of a new one.
+    fast = fourfold_torch.optimize(copy.deepcopy(plain, dict(shared)))
+    models = {"transformers": plain, "optimize": fast}
+    if a.compile:
+        for name in ("transformers", "optimize"):
+            compiled = copy.deepcopy(models[name], dict(shared))
+            compiled.forward = torch.compile(compiled.forward, dynamic=True)
+            models[name + "+compile"] = compiled
+    if a.configs:
+        models = {k: v for k, v in models.items() if k in a.configs.split(",")}
     g = torch.Generator().manual_seed(0)
     ids = torch.randint(0, plain.config.vocab_size, (1, a.prompt), generator=g)
-    results = {"transformers": [], "optimize": []}
+    results = {name: [] for name in models}
     if a.fourfold:
         results["fourfold run"] = []
+    warmup = {}
     with torch.inference_mode():
-        for name, model in (("transformers", plain), ("optimize", fast)):   # warm-up
-            timed_generate(model, ids, 2)
+        for name, model in models.items():   # warm-up: for the compiled ones, the compilation of both phases
+            start = time.perf_counter()
+            timed_generate(model, ids, 1)
+            timed_generate(model, ids, 3)
+            warmup[name] = time.perf_counter() - start
         for r in range(a.rounds):
-            for name, model in (("transformers", plain), ("optimize", fast)):
+            for name, model in models.items():
                 results[name].append(measure(model, ids, a.new))
                 pf, dc = results[name][-1]
-                print(f"round {r + 1} {name:12s} prefill {pf:8.1f} tok/s  decode {dc:6.2f} tok/s", flush=True)
+                print(f"round {r + 1} {name:21s} prefill {pf:8.1f} tok/s  decode {dc:6.2f} tok/s", flush=True)
             if a.fourfold:
                 results["fourfold run"].append(fourfold_run(a.fourfold, a))
                 pf, dc = results["fourfold run"][-1]
-                print(f"round {r + 1} fourfold run prefill {pf:8.1f} tok/s  decode {dc:6.2f} tok/s", flush=True)
-        step, ops = fourfold_share(fast, ids)
+                print(f"round {r + 1} fourfold run          prefill {pf:8.1f} tok/s  decode {dc:6.2f} tok/s", flush=True)
+        step, ops = fourfold_share(fast, ids) if "optimize" in models else (0.0, 0.0)
     print(f"{a.model}: {a.dtype}, {a.threads} threads, prompt {a.prompt}, {a.new} decode steps, {a.rounds} rounds")
     for name, rows in results.items():
         pf = [x for x, _ in rows]
         dc = [y for _, y in rows]
-        print(f"{name:12s} prefill median {statistics.median(pf):8.1f} ({min(pf):.1f}-{max(pf):.1f})  "
+        print(f"{name:21s} prefill median {statistics.median(pf):8.1f} ({min(pf):.1f}-{max(pf):.1f})  "
               f"decode median {statistics.median(dc):6.2f} ({min(dc):.2f}-{max(dc):.2f}) tok/s")
+    for name, seconds in warmup.items():
+        print(f"{name:21s} first generate calls (prompt, then 3 tokens): {seconds:.1f} s"
+              + (" (the compilation)" if name.endswith("+compile") else ""))
+    print(f"peak RSS of the process (every configuration above): "
+          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GiB")
     print(f"optimize decode step (short context): {step:.1f} ms, of which fourfold ops {ops:.1f} ms; "
           f"Python, transformers and dispatch {step - ops:.1f} ms")
 

@@ -149,7 +149,7 @@ def _causal_conv1d(x, weight, bias=None, conv_state=None, silu=False):
 
 
 @_register("gated_delta_rule")
-def _gated_delta_rule(q, k, v, g, beta, state=None, a_log=None, dt_bias=None, mode="auto", scale=None,
+def _gated_delta_rule(q, k, v, g, beta, state=None, a_log=None, dt_bias=None, order="auto", scale=None,
                       qk_l2norm=True, chunk_size=64):
     return v.new_empty(v.shape)
 

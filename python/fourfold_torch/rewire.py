@@ -1,6 +1,11 @@
 """fourfold_torch.optimize(model), exported by the package: rewires a loaded transformers decoder (Qwen3-MoE,
-Qwen3, Qwen2, Llama) or a diffusers AutoencoderKLWan onto torch.ops.fourfold, module by module, and leaves
-everything else on PyTorch.
+Qwen3, Qwen2, Llama, and the hybrids Qwen3.5 / 3.6 and Qwen3-Next: rewire_hybrid.py) or a diffusers
+AutoencoderKLWan onto torch.ops.fourfold, module by module, and leaves everything else on PyTorch.
+
+The ops have no backward yet (torch_ops.py refuses a gradient by name), so a rewired module runs its original
+forward whenever autograd would record it: grad mode on and a parameter or an input requiring grad. Training,
+LoRA or a plain forward with grad enabled get PyTorch's gradients; generate() and no_grad / inference_mode the
+kernels.
 
 Each rewiring replaces one module instance's forward (never a class, so other models in the process are
 untouched) after checking the module has exactly what the replacement reads. `ops` takes a subset of OPS, so a
@@ -11,11 +16,13 @@ import types
 import torch
 from torch import nn
 
+from . import rewire_hybrid as hybrid
 from . import torch_ops
 
 # What optimize can rewire, by the fourfold op that then runs.
 OPS = ("linear", "scaled_linear", "rms_norm", "add_rms_norm", "silu_mul", "scaled_dot_product_attention",
-       "moe_block", "padded_conv3d", "conv2d", "channel_rms_norm", "upsample_nearest")
+       "moe_block", "gated_delta_rule", "rms_norm_gated", "padded_conv3d", "conv2d", "channel_rms_norm",
+       "upsample_nearest")
 
 
 def optimize(model, ops=None, weights="keep"):
@@ -38,13 +45,31 @@ def optimize(model, ops=None, weights="keep"):
             continue   # rewired already: a fused norm, or a model optimized twice
         for op, matches, forward in _REWIRINGS:
             if op in chosen and matches(module):
-                module.forward = types.MethodType(forward, module)
+                _rewire(module, forward)
                 done.append((name, op))
                 break
     if weights == "copy":
         _weights_to_huge_pages(model, {name for name, _ in done})
     model.fourfold_optimized = done
     return model
+
+
+def _rewire(module, forward):
+    module.fourfold_original_forward = module.forward
+    module.forward = types.MethodType(_unless_grad_is_recorded(forward), module)
+
+
+def _unless_grad_is_recorded(forward):
+    def guarded(self, *args, **kwargs):
+        if torch.is_grad_enabled() and _records_grad(self, args, kwargs):
+            return self.fourfold_original_forward(*args, **kwargs)
+        return forward(self, *args, **kwargs)
+    return guarded
+
+
+def _records_grad(module, args, kwargs):
+    return (any(p.requires_grad for p in module.parameters())
+            or any(isinstance(a, torch.Tensor) and a.requires_grad for a in (*args, *kwargs.values())))
 
 
 def _weights_to_huge_pages(model, rewired):
@@ -112,7 +137,7 @@ def _is_sparse_moe_block(m):
             and getattr(experts, "is_concatenated", True) and not getattr(experts, "is_transposed", False)
             and not getattr(experts, "has_bias", False) and _is_silu(getattr(experts, "act_fn", None))
             and isinstance(getattr(router, "weight", None), torch.Tensor) and hasattr(router, "top_k")
-            and hasattr(router, "norm_topk_prob"))
+            and (hasattr(router, "norm_topk_prob") or hybrid.router_always_normalizes(router)))
 
 
 def _sparse_moe_forward(self, hidden_states):
@@ -120,14 +145,19 @@ def _sparse_moe_forward(self, hidden_states):
     x = hidden_states.reshape(-1, shape[-1])
     gate_up, inter = self.experts.gate_up_proj, self.experts.gate_up_proj.shape[1] // 2
     out = torch.ops.fourfold.moe_block(x, self.gate.weight, gate_up[:, :inter], gate_up[:, inter:],
-                                       self.experts.down_proj, self.gate.top_k, bool(self.gate.norm_topk_prob))
+                                       self.experts.down_proj, self.gate.top_k,
+                                       bool(getattr(self.gate, "norm_topk_prob", True)))
+    if hybrid.has_shared_expert(self):
+        out = out + hybrid.shared_expert_output(self, x)
     return out.reshape(shape)
 
 
 def _is_decoder_attention(m):
     return (all(isinstance(getattr(m, p, None), nn.Module) for p in ("q_proj", "k_proj", "v_proj", "o_proj"))
             and hasattr(m, "head_dim") and hasattr(m, "layer_idx") and hasattr(m, "scaling")
-            and type(m).__name__.endswith("Attention"))
+            and type(m).__name__.endswith("Attention")
+            # the hybrids' gated attention (q_proj yields q and a gate) stays transformers'
+            and m.q_proj.out_features == m.o_proj.in_features)
 
 
 def _attention_forward(self, hidden_states, position_embeddings=None, attention_mask=None, past_key_values=None,
@@ -240,7 +270,10 @@ def _fuse_norm_silu(name, module, chosen, done):
         return
     for n in pairs:
         norm = getattr(module, n)
-        norm.forward = types.MethodType(_wan_rms_norm_silu_forward, norm)
+        _rewire(norm, _wan_rms_norm_silu_forward)
+        # the module's SiLU is gone, so the fallback for recorded gradients applies it
+        plain = norm.fourfold_original_forward
+        norm.fourfold_original_forward = lambda x, plain=plain: nn.functional.silu(plain(x))
         done.append((f"{name}.{n}" if name else n, "channel_rms_norm+silu"))
     module.nonlinearity = nn.Identity()
 
@@ -250,6 +283,9 @@ _REWIRINGS = (
     ("add_rms_norm", _is_decoder_layer, _decoder_layer_forward),
     ("scaled_dot_product_attention", _is_decoder_attention, _attention_forward),
     ("moe_block", _is_sparse_moe_block, _sparse_moe_forward),
+    ("gated_delta_rule", hybrid.is_gated_delta_net, hybrid.gated_delta_net_forward),
+    ("rms_norm_gated", hybrid.is_gated_rms_norm, hybrid.gated_rms_norm_forward),
+    ("rms_norm", hybrid.is_zero_centred_rms_norm, hybrid.zero_centred_rms_norm_forward),
     ("silu_mul", _is_gated_mlp, _gated_mlp_forward),
     ("rms_norm", _is_decoder_rms_norm, _rms_norm_forward),
     ("linear", _is_linear, _linear_forward),

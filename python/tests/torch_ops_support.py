@@ -23,3 +23,9 @@ def psnr_db(got, reference):
 
 # The least PSNR against float64 a dtype's rounding allows on these sizes.
 MIN_DB = {torch.float32: 120.0, torch.bfloat16: 40.0}
+
+
+def fourfold_op_names():
+    """Every op the extension registered that takes tensors (num_threads takes none), by name."""
+    names = {n.split("::")[1].split(".")[0] for n in torch._C._dispatch_get_all_op_names() if n.startswith("fourfold::")}
+    return sorted(names - {"num_threads"})

@@ -17,23 +17,24 @@ at::Tensor causal_conv1d(const at::Tensor& x, const at::Tensor& weight, const st
   });
 }
 
-// mode: "auto", "recurrent" or "chunked".
-fourfold::GatedDeltaMode delta_mode(const std::string& mode) {
-  if (mode == "auto") return fourfold::GatedDeltaMode::auto_;
-  if (mode == "recurrent") return fourfold::GatedDeltaMode::recurrent;
-  if (mode == "chunked") return fourfold::GatedDeltaMode::chunked;
-  refuse("gated_delta_rule", "mode", "\"auto\", \"recurrent\" or \"chunked\"", "\"" + mode + "\"");
+// order (the C++ API's GatedDeltaRuleOptions::mode; the schema cannot name an argument "mode", which PyTorch's
+// dispatch to a torch function mode takes as its own keyword): "auto", "recurrent" or "chunked".
+fourfold::GatedDeltaMode delta_mode(const std::string& order) {
+  if (order == "auto") return fourfold::GatedDeltaMode::auto_;
+  if (order == "recurrent") return fourfold::GatedDeltaMode::recurrent;
+  if (order == "chunked") return fourfold::GatedDeltaMode::chunked;
+  refuse("gated_delta_rule", "order", "\"auto\", \"recurrent\" or \"chunked\"", "\"" + order + "\"");
 }
 
 at::Tensor gated_delta_rule(const at::Tensor& q, const at::Tensor& k, const at::Tensor& v, const at::Tensor& g,
                             const at::Tensor& beta, const std::optional<at::Tensor>& state,
                             const std::optional<at::Tensor>& a_log, const std::optional<at::Tensor>& dt_bias,
-                            const std::string& mode, std::optional<double> scale, bool qk_l2norm,
+                            const std::string& order, std::optional<double> scale, bool qk_l2norm,
                             int64_t chunk_size) {
   return run_op([&] {
     const char* op = "gated_delta_rule";
     fourfold::GatedDeltaRuleOptions o;
-    o.mode = delta_mode(mode);
+    o.mode = delta_mode(order);
     o.scale = scale;
     o.qk_l2norm = qk_l2norm;
     o.chunk_size = chunk_size;
@@ -60,7 +61,7 @@ TORCH_LIBRARY_FRAGMENT(fourfold, m) {
   m.def("causal_conv1d(Tensor x, Tensor weight, Tensor? bias=None, Tensor(a!)? conv_state=None, bool silu=False) "
         "-> Tensor");
   m.def("gated_delta_rule(Tensor q, Tensor k, Tensor v, Tensor g, Tensor beta, Tensor(a!)? state=None, "
-        "Tensor? a_log=None, Tensor? dt_bias=None, str mode=\"auto\", float? scale=None, bool qk_l2norm=True, "
+        "Tensor? a_log=None, Tensor? dt_bias=None, str order=\"auto\", float? scale=None, bool qk_l2norm=True, "
         "int chunk_size=64) -> Tensor");
   m.def("rms_norm_gated(Tensor x, Tensor gate, Tensor? weight=None, float eps=1e-06) -> Tensor");
 }

@@ -40,5 +40,20 @@ TEST(OpProfileBytes, TheVaeOpsCountTheirInputsWeightsAndOutputs) {
   EXPECT_DOUBLE_EQ(bytes["gelu"], nbytes(x2) + nbytes(g));
 }
 
+// The ops whose Args once fell to a default of 0 bytes (op_bytes.h now deletes it, so a missing estimate does not
+// compile): a matrix product and the backward ops.
+TEST(OpProfileBytes, ProductsAndBackwardOpsCountTheirTensors) {
+  const Tensor a = testing::randn({3, 5}, DType::f32, 1), b = testing::randn({5, 4}, DType::f32, 2);
+  const Tensor s = softmax(testing::randn({3, 5}, DType::f32, 3), -1), grad = testing::randn({3, 5}, DType::f32, 4);
+  start_op_profile();
+  const Tensor m = matmul(a, b);
+  const Tensor gs = softmax_backward(grad, s, -1);
+  stop_op_profile();
+  std::map<std::string, double> bytes;
+  for (const OpProfileRow& r : op_profile_rows()) bytes[r.op] += r.bytes;
+  EXPECT_DOUBLE_EQ(bytes["matmul"], nbytes(a) + nbytes(b) + nbytes(m));
+  EXPECT_DOUBLE_EQ(bytes["softmax_backward"], nbytes(grad) + nbytes(s) + nbytes(gs));
+}
+
 }  // namespace
 }  // namespace fourfold

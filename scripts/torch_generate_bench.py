@@ -7,7 +7,7 @@ calls (compilation) on its own line. The peak RSS printed is the process's, over
 configuration per process (--configs) for each one's own.
 
   build/pyenv/bin/python scripts/torch_generate_bench.py --model DIR [--threads 2] [--prompt 128] [--new 32]
-      [--compile] [--configs transformers,optimize,...] [--fourfold build/release/fourfold]
+      [--compile] [--configs transformers,optimize,...] [--kernels probe|fourfold] [--fourfold build/release/fourfold]
       # --fourfold: also `fourfold run` on the folder in each round
 """
 import argparse
@@ -65,6 +65,7 @@ def main():
     p.add_argument("--fourfold", help="the fourfold binary: `fourfold run` joins each round")
     p.add_argument("--compile", action="store_true", help="also transformers and optimize under torch.compile")
     p.add_argument("--configs", help="a comma-separated subset of the configurations")
+    p.add_argument("--kernels", default="probe", help="optimize's kernels: probe (default) or fourfold")
     a = p.parse_args()
     torch.set_num_threads(a.threads)
     from transformers import AutoModelForCausalLM
@@ -74,7 +75,9 @@ def main():
     shared = {id(t): t for t in list(plain.parameters()) + list(plain.buffers())}
     # A fresh memo per copy: deepcopy records each copied object in it, and a memo reused would hand back the
     # first copy of `plain` in place of a new one.
-    fast = fourfold_torch.optimize(copy.deepcopy(plain, dict(shared)))
+    fast = fourfold_torch.optimize(copy.deepcopy(plain, dict(shared)), kernels=a.kernels)
+    for line in fast.fourfold_choices:
+        print(f"optimize chose: {line}", flush=True)
     models = {"transformers": plain, "optimize": fast}
     if a.compile:
         for name in ("transformers", "optimize"):

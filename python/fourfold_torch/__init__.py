@@ -10,7 +10,7 @@ __version__ = "0.1.0"
 from . import torch_ops  # noqa: E402,F401
 
 
-def optimize(model, ops=None, weights="keep"):
+def optimize(model, ops=None, weights="keep", kernels="probe"):
     """Rewires a transformers decoder or a diffusers AutoencoderKLWan onto torch.ops.fourfold (rewire.py)."""
     from .rewire import optimize as rewire
-    return rewire(model, ops, weights)
+    return rewire(model, ops, weights, kernels)

@@ -17,6 +17,7 @@ import torch
 from torch import nn
 
 from . import rewire_hybrid as hybrid
+from . import speed_probe
 from . import torch_ops
 
 # What optimize can rewire, by the fourfold op that then runs.
@@ -25,20 +26,27 @@ OPS = ("linear", "scaled_linear", "rms_norm", "add_rms_norm", "silu_mul", "scale
        "upsample_nearest")
 
 
-def optimize(model, ops=None, weights="keep"):
+def optimize(model, ops=None, weights="keep", kernels="probe"):
     """weights="keep" (the default): the weights are read where they are. "copy": the rewired modules' weights of
     2 MiB and more are copied once onto 2 MiB pages (torch.ops.fourfold.to_huge_pages, as `fourfold run --weights
     copy`), which holds both copies at once while it runs and gained nothing measurable on the hosts measured so
-    far (docs/pytorch_extension.md)."""
+    far (docs/pytorch_extension.md).
+
+    kernels="probe" (the default): each rewired nn.Linear runs fourfold's linear or PyTorch's, at decode and at
+    prefill, whichever measured faster on this host for its weight shape (speed_probe.py); model.fourfold_choices
+    says what was chosen and the figures. "fourfold": every rewired linear on fourfold."""
     torch_ops.require()
     if weights not in ("copy", "keep"):
         raise ValueError(f"fourfold_torch.optimize: argument 'weights': expected 'copy' or 'keep', found {weights!r}")
+    if kernels not in ("probe", "fourfold"):
+        raise ValueError(f"fourfold_torch.optimize: argument 'kernels': expected 'probe' or 'fourfold', "
+                         f"found {kernels!r}")
     chosen = set(OPS if ops is None else ops)
     unknown = chosen - set(OPS)
     if unknown:
         raise ValueError(f"fourfold_torch.optimize: argument 'ops': expected names from {', '.join(OPS)}, "
                          f"found {', '.join(sorted(unknown))}")
-    done = []
+    done, probed = [], {}
     for name, module in model.named_modules():
         _fuse_norm_silu(name, module, chosen, done)
         if "forward" in vars(module):
@@ -47,10 +55,14 @@ def optimize(model, ops=None, weights="keep"):
             if op in chosen and matches(module):
                 _rewire(module, forward)
                 done.append((name, op))
+                if op == "linear":
+                    module.fourfold_linear_choice = (speed_probe.probe_linear(module, probed) if kernels == "probe"
+                                                     else speed_probe.fixed_choice(module, fourfold=True))
                 break
     if weights == "copy":
         _weights_to_huge_pages(model, {name for name, _ in done})
     model.fourfold_optimized = done
+    model.fourfold_choices = [c.describe() for c in probed.values()]
     return model
 
 
@@ -98,6 +110,10 @@ def _is_linear(m):
 
 
 def _linear_forward(self, x):
+    choice = self.fourfold_linear_choice
+    rows = x.numel() // x.shape[-1] if x.shape[-1] else 0
+    if not (choice.fourfold_at_decode if rows <= speed_probe.DECODE_ROWS else choice.fourfold_at_prefill):
+        return nn.functional.linear(x, self.weight, self.bias)
     return torch.ops.fourfold.linear(x, self.weight, self.bias)
 
 

@@ -53,12 +53,12 @@ def test_weights_stay_in_place_unless_a_copy_is_asked_for():
     x = torch.randn(3, 1024)
     kept = copy.deepcopy(plain)
     ptr = kept[0].weight.data_ptr()
-    kept = optimize(kept)
+    kept = optimize(kept, kernels="fourfold")   # both on fourfold: two probes may choose differently
     assert kept.fourfold_optimized
     assert kept[0].weight.data_ptr() == ptr
     copied = copy.deepcopy(plain)
     ptr = copied[0].weight.data_ptr()
-    copied = optimize(copied, weights="copy")
+    copied = optimize(copied, weights="copy", kernels="fourfold")
     assert copied[0].weight.data_ptr() != ptr
     assert torch.equal(copied[0].weight, plain[0].weight)
     with torch.inference_mode():
@@ -95,3 +95,35 @@ def test_unknown_ops_are_refused_by_name():
     from fourfold_torch import optimize
     with pytest.raises(ValueError, match=r"optimize.*'ops'.*found rms_nrom"):
         optimize(torch.nn.Linear(2, 2), ops=["rms_nrom"])
+
+
+def test_the_probe_chooses_per_weight_shape_and_says_so():
+    from fourfold_torch import optimize
+    plain = _load_decoder("qwen3")
+    fast = optimize(copy.deepcopy(plain))
+    shapes = {tuple(m.weight.shape) for m in fast.modules() if isinstance(m, torch.nn.Linear)}
+    assert len(fast.fourfold_choices) == len(shapes)
+    assert all("decode" in c and "prefill" in c for c in fast.fourfold_choices)
+    ids = torch.randint(0, plain.config.vocab_size, (1, 19), generator=torch.Generator().manual_seed(1))
+    with torch.inference_mode():
+        assert psnr_db(fast(ids).logits, plain(ids).logits) >= 120.0
+
+
+def test_a_linear_left_to_pytorch_gives_pytorchs_bits_at_the_rows_it_was_left_for():
+    from fourfold_torch import optimize, speed_probe
+    model = optimize(torch.nn.Sequential(torch.nn.Linear(64, 48)), kernels="fourfold")
+    linear = model[0]
+    assert model.fourfold_choices == []   # nothing probed
+    choice = speed_probe.fixed_choice(linear, fourfold=True)
+    choice.fourfold_at_decode = False      # PyTorch's at decode, fourfold's at prefill
+    linear.fourfold_linear_choice = choice
+    one, many = torch.randn(1, 64), torch.randn(speed_probe.DECODE_ROWS + 1, 64)
+    with torch.inference_mode():
+        assert torch.equal(model(one), torch.nn.functional.linear(one, linear.weight, linear.bias))
+        assert torch.equal(model(many), torch.ops.fourfold.linear(many, linear.weight, linear.bias))
+
+
+def test_an_unknown_kernels_choice_is_refused():
+    from fourfold_torch import optimize
+    with pytest.raises(ValueError, match=r"optimize.*'kernels'.*found 'fastest'"):
+        optimize(torch.nn.Linear(2, 2), kernels="fastest")

@@ -18,17 +18,6 @@ constexpr int64_t element_bytes() {
   return T == RowType::f32 ? 4 : 2;
 }
 
-// v as the type holds it (the value silu sees: as silu(channel_rms_norm(x)) would).
-template <RowType T>
-vf rounded(vf v) {
-  if constexpr (T == RowType::f32) {
-    return v;
-  } else {
-    uint16_t held[kLanes];
-    store<T>(held, 0, v);
-    return load<T>(held, 0);
-  }
-}
 
 // V vectors of positions from position i, the last one holding `tail` (<= kLanes) of them.
 template <RowType T, int V>

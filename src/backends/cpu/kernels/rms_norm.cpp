@@ -1,6 +1,6 @@
-// rms_norm rows, compiled once per ISA: with a residual, one pass forms h = x + residual, stores it (the
-// decoder's next residual) and accumulates sum(h^2) from the stored, rounded value; a second pass over the
-// row (in cache) writes h * inv_rms * weight. Without one the first pass only accumulates.
+// rms_norm rows, compiled once per ISA: with a residual, one pass forms h = x + residual and stores it (the
+// decoder's next residual); then sum(h^2) of the stored, rounded values, and a pass over the row (in cache) that
+// writes h * inv_rms * weight.
 #include "backends/cpu/kernels/rms_norm.h"
 #include "backends/cpu/kernels/vec.h"
 
@@ -10,33 +10,15 @@ namespace {
 template <RowType T>
 void row(const RmsNormRow& r, int64_t d, double eps) {
   const void* h = r.x;
-  // Squares summed in double lanes: D in the thousands of f32 terms would cost ~1e-6 relative.
-  vd acc = vd{};
-  int64_t i = 0;
   if (r.residual != nullptr) {
     h = r.sum_out;
-    for (; i + kLanes <= d; i += kLanes) {
-      store<T>(r.sum_out, i, load<T>(r.x, i) + load<T>(r.residual, i));
-      const vf v = load<T>(r.sum_out, i);   // the rounded sum, as the caller will see it
-      acc += __builtin_convertvector(v * v, vd);
-    }
-    if (i < d) {
+    int64_t i = 0;
+    for (; i + kLanes <= d; i += kLanes) store<T>(r.sum_out, i, load<T>(r.x, i) + load<T>(r.residual, i));
+    if (i < d)
       store_tail<T>(r.sum_out, i, d - i, load_tail<T>(r.x, i, d - i, 0.0f) + load_tail<T>(r.residual, i, d - i, 0.0f));
-      const vf v = load_tail<T>(r.sum_out, i, d - i, 0.0f);
-      acc += __builtin_convertvector(v * v, vd);
-    }
-  } else {
-    for (; i + kLanes <= d; i += kLanes) {
-      const vf v = load<T>(r.x, i);
-      acc += __builtin_convertvector(v * v, vd);
-    }
-    if (i < d) {
-      const vf v = load_tail<T>(r.x, i, d - i, 0.0f);
-      acc += __builtin_convertvector(v * v, vd);
-    }
   }
-  double sum = 0.0;
-  for (int j = 0; j < kLanes; ++j) sum += acc[j];
+  // Of the rounded sum, as the caller will see it (the row is in cache).
+  const double sum = sum_of_squares<T>(h, d);
   const vf inv = splat(static_cast<float>(1.0 / std::sqrt(sum / static_cast<double>(d) + eps)));
   auto weight = [&](int64_t at, int64_t count) {
     if (r.weight_f32) return count == kLanes ? load<RowType::f32>(r.weight, at) : load_tail<RowType::f32>(r.weight, at, count, 0.0f);
@@ -47,7 +29,7 @@ void row(const RmsNormRow& r, int64_t d, double eps) {
     if (r.weight != nullptr) v *= weight(at, count);
     return v;
   };
-  i = 0;
+  int64_t i = 0;
   for (; i + kLanes <= d; i += kLanes) store<T>(r.out, i, value(load<T>(h, i), i, kLanes));
   if (i < d) store_tail<T>(r.out, i, d - i, value(load_tail<T>(h, i, d - i, 0.0f), i, d - i));
 }

@@ -7,32 +7,9 @@
 namespace fourfold::cpu::FOURFOLD_ISA_NAMESPACE {
 namespace {
 
-// v rounded to T and widened back: what a tensor of T holds.
-template <RowType T>
-vf rounded(vf v) {
-  if constexpr (T == RowType::f32) {
-    return v;
-  } else {
-    uint16_t held[kLanes];
-    store<T>(held, 0, v);
-    return load<T>(held, 0);
-  }
-}
-
 template <RowType T>
 void row(const RmsNormGatedRow& r, int64_t d, double eps) {
-  vd acc = vd{};
-  int64_t i = 0;
-  for (; i + kLanes <= d; i += kLanes) {
-    const vf v = load<T>(r.x, i);
-    acc += __builtin_convertvector(v * v, vd);
-  }
-  if (i < d) {
-    const vf v = load_tail<T>(r.x, i, d - i, 0.0f);
-    acc += __builtin_convertvector(v * v, vd);
-  }
-  double sum = 0.0;
-  for (int j = 0; j < kLanes; ++j) sum += acc[j];
+  const double sum = sum_of_squares<T>(r.x, d);
   const vf inv = splat(static_cast<float>(1.0 / std::sqrt(sum / static_cast<double>(d) + eps)));
   const auto value = [&](int64_t at, int64_t count) {
     const bool full = count == kLanes;
@@ -43,7 +20,8 @@ void row(const RmsNormGatedRow& r, int64_t d, double eps) {
     }
     return y * vsilu(full ? load<T>(r.gate, at) : load_tail<T>(r.gate, at, count, 0.0f));
   };
-  for (i = 0; i + kLanes <= d; i += kLanes) store<T>(r.out, i, value(i, kLanes));
+  int64_t i = 0;
+  for (; i + kLanes <= d; i += kLanes) store<T>(r.out, i, value(i, kLanes));
   if (i < d) store_tail<T>(r.out, i, d - i, value(i, d - i));
 }
 

@@ -152,6 +152,37 @@ void store_tail(void* p, int64_t i, int64_t count, vf v) {
   for (int64_t j = 0; j < count; ++j) store1<T>(p, i + j, v[j]);
 }
 
+// v rounded to T and widened back: what a tensor of T holds (the value a later step of a PyTorch composition sees).
+template <RowType T>
+vf rounded(vf v) {
+  if constexpr (T == RowType::f32) {
+    return v;
+  } else {
+    uint16_t held[kLanes];
+    store<T>(held, 0, v);
+    return load<T>(held, 0);
+  }
+}
+
+// The sum of squares of a row of d elements, in double lanes: the norms' D in the thousands of f32 terms would
+// cost ~1e-6 relative.
+template <RowType T>
+double sum_of_squares(const void* x, int64_t d) {
+  vd acc = vd{};
+  int64_t i = 0;
+  for (; i + kLanes <= d; i += kLanes) {
+    const vf v = load<T>(x, i);
+    acc += __builtin_convertvector(v * v, vd);
+  }
+  if (i < d) {
+    const vf v = load_tail<T>(x, i, d - i, 0.0f);
+    acc += __builtin_convertvector(v * v, vd);
+  }
+  double sum = 0.0;
+  for (int j = 0; j < kLanes; ++j) sum += acc[j];
+  return sum;
+}
+
 // Calls fn.template operator()<T>() with the RowType known at compile time.
 template <class Fn>
 decltype(auto) with_type(RowType type, Fn&& fn) {

@@ -26,20 +26,12 @@ Tensor sweep_case(SweepInputs& in, int64_t t, int64_t hk, int64_t hv, int64_t d,
 }  // namespace
 
 FOURFOLD_OP_CASES(gated_delta_rule) {
-  return {
-      .op = "gated_delta_rule",
-      .row_op = {.fields = {"rows", "heads", "kv_heads", "cols"},
-                 .shape = &delta_rule_case::shape,
-                 .check = &delta_rule_case::check},
-      .call = [](const BenchCase& c, const BenchInputs& in) {
-        return delta_rule_case::call(c, in, GatedDeltaMode::auto_);
-      },
-      .cost = &delta_rule_case::cost,
-      .sweep = {{"q[1,9,2,16] v[1,9,4,16] state, fused gates, chunks of 4",
-                 [](SweepInputs& in) { return sweep_case(in, 9, 2, 4, 16, GatedDeltaMode::chunked, true); }},
-                {"q[1,3,1,16] v[1,3,2,16] state, g and beta given, token by token",
-                 [](SweepInputs& in) { return sweep_case(in, 3, 1, 2, 16, GatedDeltaMode::recurrent, false); }}},
-  };
+  OpCases e = delta_rule_case::rows<GatedDeltaMode::auto_>();
+  e.sweep = {{"q[1,9,2,16] v[1,9,4,16] state, fused gates, chunks of 4",
+              [](SweepInputs& in) { return sweep_case(in, 9, 2, 4, 16, GatedDeltaMode::chunked, true); }},
+             {"q[1,3,1,16] v[1,3,2,16] state, g and beta given, token by token",
+              [](SweepInputs& in) { return sweep_case(in, 3, 1, 2, 16, GatedDeltaMode::recurrent, false); }}};
+  return e;
 }
 
 }  // namespace fourfold

@@ -42,4 +42,13 @@ inline OpCost cost(const BenchCase& c) {
   return OpCost{in + 2 * state, t * hv * d * s + 2 * state, 6.0 * t * hv * d * d};
 }
 
+// An entry's op-time part for the rows in one order of work (each case file adds what is its own).
+template <GatedDeltaMode Mode>
+OpCases rows() {
+  return {.op = "gated_delta_rule",
+          .row_op = {.fields = {"rows", "heads", "kv_heads", "cols"}, .shape = &shape, .check = &check},
+          .call = [](const BenchCase& c, const BenchInputs& in) { return call(c, in, Mode); },
+          .cost = &cost};
+}
+
 }  // namespace fourfold::delta_rule_case

@@ -4,17 +4,6 @@
 
 namespace fourfold {
 
-FOURFOLD_OP_CASES(gated_delta_rule_chunked) {
-  return {
-      .op = "gated_delta_rule",
-      .row_op = {.fields = {"rows", "heads", "kv_heads", "cols"},
-                 .shape = &delta_rule_case::shape,
-                 .check = &delta_rule_case::check},
-      .call = [](const BenchCase& c, const BenchInputs& in) {
-        return delta_rule_case::call(c, in, GatedDeltaMode::chunked);
-      },
-      .cost = &delta_rule_case::cost,
-  };
-}
+FOURFOLD_OP_CASES(gated_delta_rule_chunked) { return delta_rule_case::rows<GatedDeltaMode::chunked>(); }
 
 }  // namespace fourfold

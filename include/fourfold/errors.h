@@ -30,4 +30,15 @@ template <class E>
   throw E(describe_error(where, argument, expected, found));
 }
 
+// "<file>: field '<field>': expected <expected>, found <found>": a key of a file (config.json, a suite file, a
+// record), where "argument" would name a parameter of a call. Every checked-JSON reader says it this way.
+std::string describe_field_error(std::string_view file, std::string_view field, std::string_view expected,
+                                 std::string_view found);
+
+template <class E>
+[[noreturn]] void fail_field(std::string_view file, std::string_view field, std::string_view expected,
+                             std::string_view found) {
+  throw E(describe_field_error(file, field, expected, found));
+}
+
 }  // namespace fourfold

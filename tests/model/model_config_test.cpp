@@ -304,5 +304,22 @@ TEST(ModelConfig, UnsupportedRopeAndQuantizationNameWhatTheyFound) {
   EXPECT_TRUE(unsupported(j, {"activation_scheme", "static"}));
 }
 
+// A bad key of a file is a field, in config.json as in the VAE's config and every checked-JSON reader (a call's
+// parameter is an argument): one wording for users to search for.
+TEST(ModelConfig, ABadKeyIsNamedAsAFieldOfTheFile) {
+  const auto message = [](const std::string& text) {
+    try {
+      parse_model_config(text, "config.json");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message(R"({"model_type": "gpt2"})").find("config.json: field 'model_type': expected"), std::string::npos);
+  EXPECT_NE(message(R"({"model_type": "qwen3", "hidden_size": "wide"})").find("config.json: field 'hidden_size'"),
+            std::string::npos);
+  EXPECT_NE(message("[1]").find("config.json: field '(document)': expected a JSON object"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace fourfold::model

@@ -23,9 +23,9 @@ const json* find(const json& root, const char* key) {
 
 GenerationConfig parse_generation_config(std::string_view json_text, const std::string& file_name) {
   const json root = parse_bounded_json(json_text, file_name, "generation_config.json");
-  if (!root.is_object()) fail<FormatError>(file_name, "generation_config.json", "a JSON object", json_excerpt(root));
+  if (!root.is_object()) fail_field<FormatError>(file_name, "(document)", "a JSON object", json_excerpt(root));
   const auto bad = [&](const char* key, std::string_view expected) -> void {
-    fail<FormatError>(file_name, key, expected, json_excerpt(root.at(key)));
+    fail_field<FormatError>(file_name, key, expected, json_excerpt(root.at(key)));
   };
   GenerationConfig g;
   const auto token = [&](const char* key, const json& v) {

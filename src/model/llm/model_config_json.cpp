@@ -36,10 +36,10 @@ class Reader {
   }
   const json& require(const char* key) const {
     if (const json* v = find(key)) return *v;
-    fail<FormatError>(file_, path(key), "the key to be present", "it missing");
+    fail_field<FormatError>(file_, path(key), "the key to be present", "it missing");
   }
   [[noreturn]] void bad(const char* key, std::string_view expected, const json& found) const {
-    fail<FormatError>(file_, path(key), expected, json_excerpt(found));
+    fail_field<FormatError>(file_, path(key), expected, json_excerpt(found));
   }
 
   int64_t integer(const char* key, std::optional<int64_t> fallback = std::nullopt, int64_t min = 1) const {
@@ -166,7 +166,7 @@ void parse_rope(const Reader& r, ModelConfig& c, Defaults& d) {
   const Reader s(v, r.file(), key);
   for (const char* layer_type : {"full_attention", "sliding_attention"})
     if (s.find(layer_type))
-      fail<UnsupportedError>(r.file(), s.path(layer_type), "one rope for every layer (not one per layer type)",
+      fail_field<UnsupportedError>(r.file(), s.path(layer_type), "one rope for every layer (not one per layer type)",
                              json_excerpt(v));
   c.rope_theta = s.find("rope_theta") ? s.positive("rope_theta")
                  : top                 ? top_theta
@@ -174,7 +174,7 @@ void parse_rope(const Reader& r, ModelConfig& c, Defaults& d) {
   if (c.is_hybrid()) {
     parse_partial_rotary(r, s, c, d);
   } else if (s.find("partial_rotary_factor") && s.number("partial_rotary_factor") != 1.0) {
-    fail<UnsupportedError>(r.file(), s.path("partial_rotary_factor"), "1.0 (rotary over the whole head)",
+    fail_field<UnsupportedError>(r.file(), s.path("partial_rotary_factor"), "1.0 (rotary over the whole head)",
                            json_excerpt(*s.find("partial_rotary_factor")));
   }
   // Older configs spell rope_type as "type".
@@ -182,9 +182,9 @@ void parse_rope(const Reader& r, ModelConfig& c, Defaults& d) {
   const std::string type = s.string(type_key, "default");
   if (type == "default") return;
   if (c.is_hybrid())
-    fail<UnsupportedError>(r.file(), s.path(type_key), "default (the rope of the Qwen3.5 / Qwen3-Next hybrids)", type);
+    fail_field<UnsupportedError>(r.file(), s.path(type_key), "default (the rope of the Qwen3.5 / Qwen3-Next hybrids)", type);
   if (type != "llama3" && type != "linear")
-    fail<UnsupportedError>(r.file(), s.path(type_key),
+    fail_field<UnsupportedError>(r.file(), s.path(type_key),
                            "default, linear or llama3 (the rope types fourfold implements)", type);
   RopeScaling rs;
   rs.rope_type = type;
@@ -210,16 +210,16 @@ std::optional<Fp8Quantization> parse_quantization(const Reader& r) {
   const Reader q(*v, r.file(), "quantization_config");
   const std::string method = q.string("quant_method");
   if (method != "fp8")
-    fail<UnsupportedError>(r.file(), "quantization_config.quant_method", "fp8", method);
+    fail_field<UnsupportedError>(r.file(), "quantization_config.quant_method", "fp8", method);
   Fp8Quantization out;
   out.fmt = q.string("fmt", "e4m3");
-  if (out.fmt != "e4m3") fail<UnsupportedError>(r.file(), "quantization_config.fmt", "e4m3", out.fmt);
+  if (out.fmt != "e4m3") fail_field<UnsupportedError>(r.file(), "quantization_config.fmt", "e4m3", out.fmt);
   const std::string scheme = q.string("activation_scheme", "dynamic");
   if (scheme != "dynamic")
-    fail<UnsupportedError>(r.file(), "quantization_config.activation_scheme", "dynamic", scheme);
+    fail_field<UnsupportedError>(r.file(), "quantization_config.activation_scheme", "dynamic", scheme);
   if (const json* b = q.find("weight_block_size")) {
     if (!(b->is_array() && b->size() == 2 && b->at(0) == 128 && b->at(1) == 128))
-      fail<UnsupportedError>(r.file(), "quantization_config.weight_block_size",
+      fail_field<UnsupportedError>(r.file(), "quantization_config.weight_block_size",
                              "[128, 128] (or absent for rowwise scales)", json_excerpt(*b));
     out.weight_block_size = std::pair<int64_t, int64_t>{128, 128};
   } else {
@@ -268,15 +268,15 @@ std::vector<int64_t> parse_token_ids(const Reader& r, const char* key) {
 void refuse_unimplemented(const Reader& r, ModelConfig& c, const ConfigDefaults& d) {
   for (const char* key : {"hidden_act", "hidden_activation"})
     if (r.find(key) && r.string(key) != "silu")
-      fail<UnsupportedError>(r.file(), key, "silu (the activation of qwen3_moe, qwen3, qwen2 and llama MLPs)",
+      fail_field<UnsupportedError>(r.file(), key, "silu (the activation of qwen3_moe, qwen3, qwen2 and llama MLPs)",
                              r.string(key));
   if (c.model_type == "llama" && r.boolean("mlp_bias", false))
-    fail<UnsupportedError>(r.file(), "mlp_bias", "false (fourfold's MLPs have no biases)", "true");
+    fail_field<UnsupportedError>(r.file(), "mlp_bias", "false (fourfold's MLPs have no biases)", "true");
   // Sliding-window attention: qwen3_moe applies it to every layer when use_sliding_window is set; qwen2 and
   // qwen3 to the layers that layer_types (or, without it, max_window_layers) marks "sliding_attention".
   const bool sliding = r.boolean("use_sliding_window", false);
   if (c.model_type == "qwen3_moe" && sliding)
-    fail<UnsupportedError>(r.file(), "use_sliding_window", "false (fourfold attends over the whole context)", "true");
+    fail_field<UnsupportedError>(r.file(), "use_sliding_window", "false (fourfold attends over the whole context)", "true");
   if (c.model_type == "qwen2" || c.model_type == "qwen3") {
     if (const json* v = r.find("layer_types")) {
       if (!v->is_array() || static_cast<int64_t>(v->size()) != c.num_hidden_layers)
@@ -284,7 +284,7 @@ void refuse_unimplemented(const Reader& r, ModelConfig& c, const ConfigDefaults&
       for (const json& t : *v) {
         if (t == "full_attention") continue;
         if (t == "sliding_attention")
-          fail<UnsupportedError>(r.file(), "layer_types", "only full_attention (fourfold has no sliding window)",
+          fail_field<UnsupportedError>(r.file(), "layer_types", "only full_attention (fourfold has no sliding window)",
                                  json_excerpt(*v));
         r.bad("layer_types", "full_attention or sliding_attention entries", *v);
       }
@@ -292,7 +292,7 @@ void refuse_unimplemented(const Reader& r, ModelConfig& c, const ConfigDefaults&
       // transformers 5: sliding_window defaults to 4096 when use_sliding_window is set.
       const int64_t first = r.integer("max_window_layers", d.max_window_layers, 0);
       if (first < c.num_hidden_layers)
-        fail<UnsupportedError>(r.file(), "use_sliding_window",
+        fail_field<UnsupportedError>(r.file(), "use_sliding_window",
                                fmt::format("false, or max_window_layers >= num_hidden_layers ({}): layers {} on "
                                            "would use sliding-window attention",
                                            c.num_hidden_layers, first),
@@ -353,7 +353,7 @@ void parse_hybrid(const Reader& r, ModelConfig& c, Defaults& d) {
       c.layer_types.push_back((i + 1) % interval != 0 ? LayerType::linear_attention : LayerType::full_attention);
   }
   if (c.attention_bias)
-    fail<UnsupportedError>(r.file(), r.path("attention_bias"), "false (the hybrids' projections have no biases)", "true");
+    fail_field<UnsupportedError>(r.file(), r.path("attention_bias"), "false (the hybrids' projections have no biases)", "true");
 }
 
 // The sparse MoE keys of qwen3_moe and the hybrids that have experts.
@@ -378,7 +378,7 @@ void parse_moe(const Reader& r, ModelConfig& c, Defaults& d, const ConfigDefault
 // A decoder's keys from one JSON object (config.json itself, or a multimodal folder's text_config).
 void parse_decoder(const Reader& r, const json& root, ModelConfig& c) {
   const std::optional<ConfigDefaults> found = transformers_defaults(c.model_type);
-  if (!found) fail<FormatError>(r.file(), r.path("model_type"), kModelTypes, c.model_type);
+  if (!found) fail_field<FormatError>(r.file(), r.path("model_type"), kModelTypes, c.model_type);
   const ConfigDefaults& td = *found;
   Defaults d(c.defaults_taken);
   const auto integer = [&](const char* key, int64_t fallback) { return r.integer(key, d.take(r, key, fallback)); };
@@ -425,7 +425,7 @@ void parse_decoder(const Reader& r, const json& root, ModelConfig& c) {
 
 ModelConfig parse_model_config(std::string_view json_text, const std::string& file_name) {
   const json root = parse_bounded_json(json_text, file_name, "config.json");
-  if (!root.is_object()) fail<FormatError>(file_name, "config.json", "a JSON object", json_excerpt(root));
+  if (!root.is_object()) fail_field<FormatError>(file_name, "(document)", "a JSON object", json_excerpt(root));
   const Reader top(root, file_name);
   ModelConfig c;
   c.model_type = top.string("model_type");

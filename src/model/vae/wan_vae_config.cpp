@@ -31,7 +31,7 @@ constexpr int64_t kMaxScaleFactor = 1 << 16;   // before the check against the n
 constexpr size_t kMaxAttnScales = 64;
 
 [[noreturn]] void bad(const std::string& file, std::string_view key, std::string_view expected, std::string_view found) {
-  throw FormatError(fmt::format("{}: field '{}': expected {}, found {}", file, key, expected, found));
+  fail_field<FormatError>(file, key, expected, found);
 }
 
 void bounded(const std::string& file, std::string_view key, int64_t value, int64_t max) {

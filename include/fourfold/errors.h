@@ -20,9 +20,10 @@ class ValueError : public Error { using Error::Error; };        // argument valu
 class OutOfMemoryError : public Error { using Error::Error; };  // the allocator could not get memory
 class UnsupportedError : public Error { using Error::Error; };  // valid request that this build or tier cannot do
 
-// "<where>: argument '<argument>': expected <expected>, found <found>"
-std::string describe_error(std::string_view where, std::string_view argument, std::string_view expected,
-                           std::string_view found);
+// "<where>: <kind> '<name>': expected <expected>, found <found>". kind "argument": a parameter of a call;
+// "field": a key of a file (config.json, a suite file, a record), as every checked-JSON reader says it.
+std::string describe_error(std::string_view where, std::string_view name, std::string_view expected,
+                           std::string_view found, std::string_view kind = "argument");
 
 template <class E>
 [[noreturn]] void fail(std::string_view where, std::string_view argument, std::string_view expected,
@@ -30,15 +31,10 @@ template <class E>
   throw E(describe_error(where, argument, expected, found));
 }
 
-// "<file>: field '<field>': expected <expected>, found <found>": a key of a file (config.json, a suite file, a
-// record), where "argument" would name a parameter of a call. Every checked-JSON reader says it this way.
-std::string describe_field_error(std::string_view file, std::string_view field, std::string_view expected,
-                                 std::string_view found);
-
 template <class E>
 [[noreturn]] void fail_field(std::string_view file, std::string_view field, std::string_view expected,
                              std::string_view found) {
-  throw E(describe_field_error(file, field, expected, found));
+  throw E(describe_error(file, field, expected, found, "field"));
 }
 
 }  // namespace fourfold

@@ -68,8 +68,7 @@ class Node {
   Node(const Json& j, std::string path, std::string_view source) : j_(&j), path_(std::move(path)), source_(source) {}
 
   [[noreturn]] void fail(std::string_view expected, std::string_view found) const {
-    throw FormatError(fmt::format("{}: field '{}': expected {}, found {}", source_, path_.empty() ? "(document)" : path_,
-                                  expected, found));
+    fail_field<FormatError>(source_, path_.empty() ? "(document)" : path_, expected, found);
   }
   [[noreturn]] void fail(std::string_view expected) const { fail(expected, describe(*j_)); }
 

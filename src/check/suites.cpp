@@ -38,7 +38,7 @@ class Reader {
   explicit Reader(std::string source) : source_(std::move(source)) {}
 
   [[noreturn]] void bad_text(const std::string& field, std::string_view expected, std::string_view found) const {
-    throw FormatError(fmt::format("suite file '{}': field '{}': expected {}, found {}", source_, field, expected, found));
+    fail_field<FormatError>(fmt::format("suite file '{}'", source_), field, expected, found);
   }
   [[noreturn]] void bad(const std::string& field, std::string_view expected, const json& found) const {
     std::string text = found.dump();

@@ -1,7 +1,7 @@
 // Dedicated causal_conv1d: channel-last x and out (the engine's [T, C] rows), channels in blocks over the threads,
 // each block through kernels/causal_conv1d.cpp. A state of other strides (transformers' conv state [B, C, K], read
-// through its view [..., 1:]) goes through a channel-last copy of its few KiB, and back. The weight is read as f32 [K, C]: in place when it
-// is one (a [C, K] view of it, as the engine keeps it), else converted once per call.
+// through its view [..., 1:]) goes through a channel-last copy of its few KiB, and back. The weight is read as f32
+// [K, C]: in place when it is one (a [C, K] view of it, as the engine keeps it), else converted once per call.
 #include <algorithm>
 
 #include "backends/cpu/cpu_registration.h"

@@ -18,7 +18,6 @@ constexpr int64_t element_bytes() {
   return T == RowType::f32 ? 4 : 2;
 }
 
-
 // V vectors of positions from position i, the last one holding `tail` (<= kLanes) of them.
 template <RowType T, int V>
 void block(const ChannelNormRun& r, int64_t channels, int64_t i, int64_t tail, double eps, bool silu) {

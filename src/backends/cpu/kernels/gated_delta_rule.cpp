@@ -31,7 +31,6 @@ constexpr float kLeastLogDecay = -60.0f;
 inline vf decay_exp(vf x) { return x < splat(kLeastLogDecay) ? vf{} : vexp(x); }
 inline float decay_exp(float x) { return x < kLeastLogDecay ? 0.0f : std::exp(x); }
 
-
 float dot(const float* a, const float* b, int64_t n) {
   vf acc = vf{};
   int64_t i = 0;

@@ -12,12 +12,15 @@ namespace fourfold {
 // The experts of one MoE layer in checkpoint orientation ([out, in] per expert, experts stacked):
 //   gate, up [E, I, H]; down [E, H, I]. bf16 or f32 (the dtype of x), or float8_e4m3fn with f32 block scales
 //   [E, ceil(out/128), ceil(in/128)] (weight_scale_inv as stored: the element counts as weight * scale).
-// The scales are present exactly when the weights are fp8.
+// The scales are present exactly when the weights are fp8. FP4 experts (NVFP4, MXFP4; see scaled_linear): gate,
+// up float4_e2m1fn_x2 [E, I, H/2], down [E, H, I/2], their block scales float8_e4m3fn [E, out, in/16] or
+// float8_e8m0fnu [E, out, in/32], and NVFP4's global scales f32 [E] (one per expert and projection) or none.
 struct MoeExpertWeights {
   Tensor gate;
   Tensor up;
   Tensor down;
   OptTensor gate_scale, up_scale, down_scale;
+  OptTensor gate_global, up_global, down_global;
   // Empty: expert e is entry e of the stacks. Else expert e is entry slot_of_expert[e] (a permutation): the
   // stacks are views of a checkpoint that stores experts in another order (transformers' name order 0, 1, 10,
   // 11, 2, ...), used in place instead of copied into expert order. moe_block routes to slots.

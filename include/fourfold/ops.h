@@ -26,8 +26,12 @@ Tensor linear(const Tensor& x, const Tensor& weight, const OptTensor& bias = std
 // weight [N, K] float8_e4m3fn or float8_e5m2; weight_scale f32, the dequantization scale (a checkpoint's
 // weight_scale_inv as stored): [] / [1] / [1, 1] tensorwise, [N, 1] rowwise, [ceil(N/128), ceil(K/128)]
 // 128x128 blocks. x f32 or bf16 (f64 for the oracle); bias and out in x's dtype.
+// FP4 weights (NVFP4, MXFP4; core/fp4_blocks.h): weight float4_e2m1fn_x2 [N, K/2], weight_scale float8_e4m3fn
+// [N, K/16] or float8_e8m0fnu [N, K/32], global_scale a one-element f32 multiplier (NVFP4's second level) or
+// absent: element (n, k) counts as e2m1(n, k) * weight_scale[n, k / block] * global_scale. Products are exact
+// and sums f32 at every tier but the reference's float64.
 Tensor scaled_linear(const Tensor& x, const Tensor& weight, const Tensor& weight_scale,
-                     const OptTensor& bias = std::nullopt);
+                     const OptTensor& bias = std::nullopt, const OptTensor& global_scale = std::nullopt);
 
 // torch.matmul: 1-D x 1-D is a dot product (0-D result); 1-D operands are promoted by a size-1 dim that is
 // removed afterwards; batch dims broadcast. Real floating types and complex64.

@@ -96,6 +96,9 @@ class Tensor {
   Tensor expand(const Shape& shape) const;      // broadcasting: new size-1 or leading dims get stride 0
   Tensor unsqueeze(int dim) const;
   Tensor squeeze(int dim) const;
+  // The same bytes read as another dtype of the same size (PyTorch's tensor.view(dtype)): raw uint8 codes as
+  // float4_e2m1fn_x2 or float8_e8m0fnu. DTypeError when the sizes differ.
+  Tensor view_dtype(DType dtype) const;
 
   // ---- copies ----
   Tensor contiguous() const;                    // itself when already contiguous

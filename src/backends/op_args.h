@@ -22,6 +22,9 @@ struct LinearArgs {
   // [ceil(N/128), ceil(K/128)] (block_128x128); the weight element (n, k) counts as weight[n, k] * scale.
   const Tensor* weight_scale = nullptr;
   ScaleRecipe weight_recipe = ScaleRecipe::tensorwise;
+  // scaled_linear with an FP4 weight (float4_e2m1fn_x2 [N, K/2]): weight_scale is the block scale [N, K/block]
+  // (core/fp4_blocks.h), weight_recipe unused, and this the one-element f32 global scale or null.
+  const Tensor* global_scale = nullptr;
 };
 
 struct MatmulArgs {       // real or complex64; batch dims already broadcast (expanded views, stride 0)
@@ -53,6 +56,11 @@ struct MoeExpertsArgs {
   const Tensor& row_weight;    // f32 [A]
   const Tensor& offs;          // int32 [E], validated: non-decreasing, offs[E-1] == A (values read on the host)
   Tensor& out;                 // [T, H], x's dtype; every element written (0 for a token without rows)
+  // FP4 experts (all three projections float4_e2m1fn_x2 [E, out, in/2], the scales above their block scales
+  // [E, out, in/block]): NVFP4's global scales, f32 [E], or null.
+  const Tensor* gate_global = nullptr;
+  const Tensor* up_global = nullptr;
+  const Tensor* down_global = nullptr;
 };
 
 struct ScaledMmArgs {

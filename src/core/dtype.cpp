@@ -1,6 +1,7 @@
 // DType names, sizes, promotion and the scalar conversions.
 #include "fourfold/dtype.h"
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cmath>
@@ -33,6 +34,9 @@ constexpr std::array<DTypeInfo, kDTypeCount> kInfo = {{
     {DType::i64, 8, "int64", "i64"},
     {DType::boolean, 1, "bool", "bool"},
     {DType::f64, 8, "float64", "f64"},
+    {DType::u8, 1, "uint8", "u8"},
+    {DType::f4_e2m1fn_x2, 1, "float4_e2m1fn_x2", "fp4x2"},
+    {DType::f8_e8m0fnu, 1, "float8_e8m0fnu", "e8m0"},
 }};
 
 const DTypeInfo& info(DType d) { return kInfo[static_cast<size_t>(d)]; }
@@ -74,7 +78,8 @@ bool is_floating(DType d) {
   return d == DType::f32 || d == DType::f16 || d == DType::bf16 || d == DType::f64 || is_fp8(d);
 }
 bool is_complex(DType d) { return d == DType::complex64; }
-bool is_integral(DType d) { return d == DType::i32 || d == DType::i64 || d == DType::boolean; }
+bool is_integral(DType d) { return d == DType::i32 || d == DType::i64 || d == DType::u8 || d == DType::boolean; }
+bool is_fp4(DType d) { return d == DType::f4_e2m1fn_x2; }
 
 DType promote_types(DType a, DType b) {
   if (a == b) return a;
@@ -136,6 +141,49 @@ uint8_t quantize_fp8(double value, double scale, DType d) {
   return d == DType::f8_e4m3fn ? f64_to_fp8_e4m3fn(q) : f64_to_fp8_e5m2(q);
 }
 
+float fp4_e2m1_to_f32(uint8_t nibble) {
+  static constexpr float kValues[16] = {0.0f,  0.5f,  1.0f,  1.5f,  2.0f,  3.0f,  4.0f,  6.0f,
+                                        -0.0f, -0.5f, -1.0f, -1.5f, -2.0f, -3.0f, -4.0f, -6.0f};
+  return kValues[nibble & 0xF];
+}
+
+uint8_t f64_to_fp4_e2m1(double value) {
+  if (std::isnan(value)) return 0;
+  const uint8_t sign = std::signbit(value) ? 8 : 0;
+  const double a = std::fabs(value);
+  // The magnitudes in code order; a value between two of them goes to the nearer, a tie to the even code.
+  static constexpr double kMagnitudes[8] = {0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0};
+  uint8_t code = 7;
+  for (uint8_t c = 0; c < 7; ++c) {
+    const double mid = (kMagnitudes[c] + kMagnitudes[c + 1]) / 2;
+    if (a < mid || (a == mid && c % 2 == 0)) {
+      code = c;
+      break;
+    }
+  }
+  return static_cast<uint8_t>(sign | code);
+}
+
+uint8_t quantize_fp4(double value, double scale) {
+  double q = value / scale;
+  if (!std::isnan(q)) q = std::fmin(std::fmax(q, -kFp4E2m1Max), kFp4E2m1Max);
+  return f64_to_fp4_e2m1(q);
+}
+
+float fp8_e8m0fnu_to_f32(uint8_t bits) {
+  if (bits == 0xFF) return std::numeric_limits<float>::quiet_NaN();
+  return std::ldexp(1.0f, static_cast<int>(bits) - 127);   // 2^-127 is an f32 subnormal: exact
+}
+
+uint8_t f64_to_fp8_e8m0fnu(double value) {
+  if (!(value > 0.0)) return 0xFF;
+  int e = 0;
+  const double m = std::frexp(value, &e);   // value = m * 2^e, m in [0.5, 1)
+  int exponent = e - 1 + (m >= 0.75 ? 1 : 0);   // the nearer of 2^(e-1) and 2^e by value, a tie (1.5 * 2^(e-1)) up
+  exponent = std::clamp(exponent, -127, 127);
+  return static_cast<uint8_t>(exponent + 127);
+}
+
 double load_as_double(DType d, const void* p) {
   switch (d) {
     case DType::f32: { float v; std::memcpy(&v, p, 4); return v; }
@@ -148,8 +196,12 @@ double load_as_double(DType d, const void* p) {
     case DType::i32: { int32_t v; std::memcpy(&v, p, 4); return v; }
     case DType::i64: { int64_t v; std::memcpy(&v, p, 8); return static_cast<double>(v); }
     case DType::boolean: return *static_cast<const uint8_t*>(p) != 0 ? 1.0 : 0.0;
+    case DType::u8: return *static_cast<const uint8_t*>(p);
+    case DType::f8_e8m0fnu: return fp8_e8m0fnu_to_f32(*static_cast<const uint8_t*>(p));
+    case DType::f4_e2m1fn_x2: break;
   }
-  return 0.0;
+  fail<DTypeError>("load_as_double", "dtype", "a type with one value per element (use fp4_pair_value)",
+                   std::string(dtype_name(d)));
 }
 
 namespace {
@@ -178,7 +230,11 @@ void store_from_double(DType d, void* p, double v) {
     case DType::i32: { int32_t i = to_integer<int32_t>(v); std::memcpy(p, &i, 4); return; }
     case DType::i64: { int64_t i = to_integer<int64_t>(v); std::memcpy(p, &i, 8); return; }
     case DType::boolean: *static_cast<uint8_t*>(p) = v != 0.0 ? 1 : 0; return;
+    case DType::u8: *static_cast<uint8_t*>(p) = to_integer<uint8_t>(v); return;
+    case DType::f8_e8m0fnu: *static_cast<uint8_t*>(p) = f64_to_fp8_e8m0fnu(v); return;
+    case DType::f4_e2m1fn_x2: break;
   }
+  fail<DTypeError>("store_from_double", "dtype", "a type with one value per element", std::string(dtype_name(d)));
 }
 
 std::complex<double> load_as_complex(DType d, const void* p) {

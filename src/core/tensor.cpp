@@ -394,4 +394,11 @@ Tensor Tensor::squeeze(int d) const {
   return Tensor(storage_, dtype_, shape, strides, offset_);
 }
 
+Tensor Tensor::view_dtype(DType dtype) const {
+  if (dtype_size(dtype) != dtype_size(dtype_))
+    fail<DTypeError>("Tensor::view_dtype", "dtype", fmt::format("a dtype of {} bytes like {}", dtype_size(dtype_), dtype_name(dtype_)),
+                     std::string(dtype_name(dtype)));
+  return Tensor(storage_, dtype, shape_, strides_, offset_);
+}
+
 }  // namespace fourfold

@@ -1,6 +1,7 @@
 // linear and linear_backward: checks, flattening of the leading dims to [M, K], routing.
 #include <fmt/format.h>
 
+#include "core/fp4_blocks.h"
 #include "fourfold/ops.h"
 #include "ops/checks.h"
 #include "ops/dispatch.h"
@@ -83,11 +84,54 @@ Tensor linear(const Tensor& x, const Tensor& weight, const OptTensor& bias) {
   return out.view(with_last(x.shape(), n));
 }
 
-Tensor scaled_linear(const Tensor& x, const Tensor& weight, const Tensor& weight_scale, const OptTensor& bias) {
+namespace {
+
+// An FP4 weight [N, K/2] with its block scale [N, K/16] (e4m3fn) or [N, K/32] (e8m0fnu) and a one-element f32
+// global scale, if any (core/fp4_blocks.h).
+void check_fp4_weight(const char* op, const Tensor& x, const Tensor& weight, const Tensor& scale, const OptTensor& global) {
+  check::rank(op, "weight", weight, 2, "[N, K/2] (two FP4 values a byte)");
+  const int64_t k = x.size(-1);
+  if (weight.size(1) * 2 != k)
+    fail<ShapeError>(op, "weight", fmt::format("[N, {}]: K / 2 for K = {}, the last dim of 'x'", k / 2, k),
+                     fmt::format("shape {}", shape_string(weight.shape())));
+  check::dtype_in(op, "weight_scale", scale, {DType::f8_e4m3fn, DType::f8_e8m0fnu});
+  const int64_t block = fp4_block_size(scale.dtype());
+  if (k % block != 0)
+    fail<ShapeError>(op, "x", fmt::format("a last dim that is a multiple of {} (the block of {} scales)", block,
+                                          dtype_name(scale.dtype())),
+                     fmt::format("{}", k));
+  const Shape expected{weight.size(0), k / block};
+  if (scale.shape() != expected)
+    fail<ShapeError>(op, "weight_scale", fmt::format("shape {} (one scale per {} values of a row)", shape_string(expected), block),
+                     fmt::format("shape {}", shape_string(scale.shape())));
+  if (global) {
+    check::dtype_in(op, "global_scale", *global, {DType::f32});
+    if (global->numel() != 1)
+      fail<ShapeError>(op, "global_scale", "one element", fmt::format("shape {}", shape_string(global->shape())));
+  }
+}
+
+}  // namespace
+
+Tensor scaled_linear(const Tensor& x, const Tensor& weight, const Tensor& weight_scale, const OptTensor& bias,
+                     const OptTensor& global_scale) {
   constexpr const char* op = "scaled_linear";
   check::dtype_in(op, "x", x, {DType::f32, DType::bf16, DType::f64});
   check::rank_at_least(op, "x", x, 1);
-  check::dtype_in(op, "weight", weight, {DType::f8_e4m3fn, DType::f8_e5m2});
+  if (is_fp4(weight.dtype())) {
+    check_fp4_weight(op, x, weight, weight_scale, global_scale);
+    const int64_t n = weight.size(0);
+    if (bias) check_bias(op, x, *bias, n);
+    const Tensor x2 = x.reshape({leading_rows(x), x.size(-1)});
+    Tensor out = Tensor::empty({x2.size(0), n}, x.dtype());
+    LinearArgs args{x2, weight, bias ? &*bias : nullptr, out, &weight_scale, ScaleRecipe::tensorwise};
+    args.global_scale = global_scale ? &*global_scale : nullptr;
+    FOURFOLD_DISPATCH(linear, args);
+    return out.view(with_last(x.shape(), n));
+  }
+  if (global_scale)
+    fail<DTypeError>(op, "global_scale", "absent for an FP8 weight (only NVFP4 weights have one)", "a tensor");
+  check::dtype_in(op, "weight", weight, {DType::f8_e4m3fn, DType::f8_e5m2, DType::f4_e2m1fn_x2});
   check_weight_shape(op, x, weight);
   const int64_t n = weight.size(0);
   const ScaleRecipe recipe = weight_recipe(op, weight_scale, n, weight.size(1));

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "core/fp4_blocks.h"
 #include "fourfold/moe.h"
 #include "fourfold/ops.h"
 #include "ops/checks.h"
@@ -19,11 +20,42 @@ constexpr const char* kBlock = "moe_block";
 int64_t blocks_of(int64_t n) { return (n + 127) / 128; }
 
 // One of gate / up / down: [E, out, in] in x's dtype, or fp8 e4m3fn with f32 scales [E, ceil(out/128), ceil(in/128)].
+// An FP4 projection [E, out, in/2] with its block scale [E, out, in/block] and global scale [E] (or none).
+void check_fp4_weight(const char* op, const std::string& name, const Tensor& w, const OptTensor& scale,
+                      const OptTensor& global, int64_t experts, int64_t out_size, int64_t in_size) {
+  const std::string scale_name = name + "_scale", global_name = name + "_global";
+  check::size_is(op, name.c_str(), w, 0, experts, "E, the number of experts");
+  check::size_is(op, name.c_str(), w, 1, out_size, "its output size");
+  check::size_is(op, name.c_str(), w, 2, in_size / 2, "half its input size (two FP4 values a byte)");
+  if (!scale)
+    fail<ValueError>(op, scale_name, fmt::format("a block scale for the float4_e2m1fn_x2 '{}'", name), "none");
+  check::on_cpu(op, scale_name.c_str(), *scale);
+  check::dtype_in(op, scale_name.c_str(), *scale, {DType::f8_e4m3fn, DType::f8_e8m0fnu});
+  const int64_t block = fp4_block_size(scale->dtype());
+  if (in_size % block != 0)
+    fail<ShapeError>(op, name, fmt::format("an input size that is a multiple of {} (the block of {} scales)", block,
+                                           dtype_name(scale->dtype())),
+                     fmt::format("{}", in_size));
+  const Shape expected{experts, out_size, in_size / block};
+  if (scale->shape() != expected)
+    fail<ShapeError>(op, scale_name, fmt::format("shape {}", shape_string(expected)), fmt::format("shape {}", shape_string(scale->shape())));
+  if (global) {
+    check::on_cpu(op, global_name.c_str(), *global);
+    check::dtype_in(op, global_name.c_str(), *global, {DType::f32});
+    if (global->shape() != Shape{experts})
+      fail<ShapeError>(op, global_name, fmt::format("shape [{}] (one per expert)", experts),
+                       fmt::format("shape {}", shape_string(global->shape())));
+  }
+}
+
 void check_weight(const char* op, const char* name, const char* scale_name, const Tensor& w, const OptTensor& scale,
-                  const Tensor& x, int64_t experts, int64_t out_size, int64_t in_size, const char* layout) {
+                  const Tensor& x, int64_t experts, int64_t out_size, int64_t in_size, const char* layout,
+                  const OptTensor& global = std::nullopt) {
   check::defined(op, name, w);
   check::on_cpu(op, name, w);
   check::rank(op, name, w, 3, layout);
+  if (is_fp4(w.dtype())) return check_fp4_weight(op, name, w, scale, global, experts, out_size, in_size);
+  if (global) fail<ValueError>(op, std::string(name) + "_global", fmt::format("no global scale: '{}' is not FP4", name), "a tensor");
   check::size_is(op, name, w, 0, experts, "E, the number of experts");
   check::size_is(op, name, w, 1, out_size, "its output size");
   check::size_is(op, name, w, 2, in_size, "its input size");
@@ -61,9 +93,14 @@ Sizes check_experts(const char* op, const Tensor& x, const MoeExpertWeights& w) 
   check::defined(op, "gate", w.gate);
   check::rank(op, "gate", w.gate, 3, "[E, I, H]");
   const Sizes s{w.gate.size(0), x.size(1), w.gate.size(1)};
-  check_weight(op, "gate", "gate_scale", w.gate, w.gate_scale, x, s.experts, s.inter, s.hidden, "[E, I, H]");
-  check_weight(op, "up", "up_scale", w.up, w.up_scale, x, s.experts, s.inter, s.hidden, "[E, I, H]");
-  check_weight(op, "down", "down_scale", w.down, w.down_scale, x, s.experts, s.hidden, s.inter, "[E, H, I]");
+  check_weight(op, "gate", "gate_scale", w.gate, w.gate_scale, x, s.experts, s.inter, s.hidden, "[E, I, H]", w.gate_global);
+  check_weight(op, "up", "up_scale", w.up, w.up_scale, x, s.experts, s.inter, s.hidden, "[E, I, H]", w.up_global);
+  check_weight(op, "down", "down_scale", w.down, w.down_scale, x, s.experts, s.hidden, s.inter, "[E, H, I]", w.down_global);
+  // The kernels take FP4 experts whole: all three projections, or none.
+  if (is_fp4(w.gate.dtype()) != is_fp4(w.up.dtype()) || is_fp4(w.gate.dtype()) != is_fp4(w.down.dtype()))
+    fail<DTypeError>(op, "up", "FP4 in all of gate, up and down, or in none",
+                     fmt::format("gate {}, up {}, down {}", dtype_name(w.gate.dtype()), dtype_name(w.up.dtype()),
+                                 dtype_name(w.down.dtype())));
   return s;
 }
 
@@ -73,7 +110,8 @@ Tensor run_experts(const Tensor& x, const MoeExpertWeights& w, const Tensor& row
                    const Tensor& offs) {
   Tensor out = Tensor::empty(x.shape(), x.dtype());
   FOURFOLD_DISPATCH(moe_experts, (MoeExpertsArgs{x, w.gate, w.up, w.down, opt_ptr(w.gate_scale), opt_ptr(w.up_scale),
-                                                 opt_ptr(w.down_scale), rows, weights, offs, out}));
+                                                 opt_ptr(w.down_scale), rows, weights, offs, out, opt_ptr(w.gate_global),
+                                                 opt_ptr(w.up_global), opt_ptr(w.down_global)}));
   return out;
 }
 

@@ -157,5 +157,52 @@ TEST(DType, IntegerStoresArePinned) {
   EXPECT_EQ(v, 0);
 }
 
+// e2m1: the 16 values, round to nearest even between them (ties at the midpoints go to the even code), saturation.
+TEST(DType, Fp4E2m1DecodesAndRoundsToNearestEven) {
+  const double values[8] = {0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0};
+  for (uint8_t c = 0; c < 16; ++c) {
+    const double v = (c & 8 ? -1.0 : 1.0) * values[c & 7];
+    EXPECT_EQ(fp4_e2m1_to_f32(c), static_cast<float>(v));
+    EXPECT_EQ(std::signbit(fp4_e2m1_to_f32(c)), (c & 8) != 0);
+    EXPECT_EQ(f64_to_fp4_e2m1(v), c) << int(c);
+  }
+  const std::pair<double, double> ties[] = {{0.25, 0.0}, {0.75, 1.0}, {1.25, 1.0}, {1.75, 2.0},
+                                            {2.5, 2.0},  {3.5, 4.0},  {5.0, 4.0},  {0.26, 0.5},
+                                            {100.0, 6.0}, {-0.3, -0.5}, {-7.0, -6.0}};
+  for (auto [in, want] : ties) EXPECT_EQ(fp4_e2m1_to_f32(f64_to_fp4_e2m1(in)), static_cast<float>(want)) << in;
+  EXPECT_EQ(quantize_fp4(9.0, 0.5), f64_to_fp4_e2m1(6.0));   // 18 saturates
+}
+
+TEST(DType, E8m0IsAPowerOfTwoWithNaNAt255) {
+  for (int e = -127; e <= 127; ++e) {
+    const uint8_t code = f64_to_fp8_e8m0fnu(std::ldexp(1.0, e));
+    EXPECT_EQ(code, e + 127);
+    EXPECT_EQ(fp8_e8m0fnu_to_f32(code), std::ldexp(1.0f, e));
+  }
+  EXPECT_TRUE(std::isnan(fp8_e8m0fnu_to_f32(0xFF)));
+  EXPECT_EQ(fp8_e8m0fnu_to_f32(f64_to_fp8_e8m0fnu(1.4)), 1.0f);
+  EXPECT_EQ(fp8_e8m0fnu_to_f32(f64_to_fp8_e8m0fnu(1.5)), 2.0f);   // a tie by value goes up
+  EXPECT_EQ(f64_to_fp8_e8m0fnu(0.0), 0xFF);
+  EXPECT_EQ(f64_to_fp8_e8m0fnu(-2.0), 0xFF);
+  EXPECT_EQ(f64_to_fp8_e8m0fnu(1e300), 0xFE);
+}
+
+TEST(DType, PackedFp4HasNoSingleValueAndViewsAsBytes) {
+  EXPECT_EQ(dtype_size(DType::f4_e2m1fn_x2), 1u);
+  EXPECT_EQ(parse_dtype("float4_e2m1fn_x2"), DType::f4_e2m1fn_x2);
+  EXPECT_EQ(parse_dtype("float8_e8m0fnu"), DType::f8_e8m0fnu);
+  const uint8_t pair = 0x9A;   // low nibble 0xA (-1.0), high 0x9 (-0.5)
+  EXPECT_EQ(fp4_pair_value(&pair, 0), -1.0);
+  EXPECT_EQ(fp4_pair_value(&pair, 1), -0.5);
+  EXPECT_TRUE(testing::throws_with<DTypeError>([&] { load_as_double(DType::f4_e2m1fn_x2, &pair); },
+                                               {"load_as_double", "float4_e2m1fn_x2"}));
+  Tensor bytes = Tensor::zeros({2, 3}, DType::u8);
+  static_cast<uint8_t*>(bytes.data())[4] = 0x21;
+  const Tensor codes = bytes.view_dtype(DType::f4_e2m1fn_x2);
+  EXPECT_EQ(codes.dtype(), DType::f4_e2m1fn_x2);
+  EXPECT_EQ(codes.data(), bytes.data());
+  EXPECT_TRUE(testing::throws_with<DTypeError>([&] { bytes.view_dtype(DType::bf16); }, {"view_dtype", "bfloat16"}));
+}
+
 }  // namespace
 }  // namespace fourfold

@@ -25,8 +25,9 @@ void register_make_model(CLI::App& app) {
                   "wan2.1-vae-tiny, wan2.1-vae, wan2.2-vae-tiny, wan2.2-vae")
       ->required();
   cmd->add_option("--out", out, "the folder to write")->required();
-  cmd->add_option("--dtype", dtype, "bf16, or fp8 (e4m3 with 128x128 block scales); a VAE: f32 or bf16")
-      ->check(CLI::IsMember({"bf16", "fp8", "f32"}));
+  cmd->add_option("--dtype", dtype, "bf16, fp8 (e4m3 with 128x128 block scales), or nvfp4 / mxfp4 (FP4 experts, "
+                  "compressed-tensors layout); a VAE: f32 or bf16")
+      ->check(CLI::IsMember({"bf16", "fp8", "nvfp4", "mxfp4", "f32"}));
   cmd->add_option("--seed", seed, "weights seed");
   cmd->add_option("--layers", layers, "number of layers (default: the preset's)")->check(CLI::Range(1, 1000));
   cmd->add_option("--max-shard-mib", shard_mib, "shard the safetensors above this size")->check(finite_in(1e-3, 1e9));
@@ -40,7 +41,7 @@ void register_make_model(CLI::App& app) {
                         "--out");
     set_current_input("preset " + preset);
     if (vae) {
-      if (dtype == "fp8") fail<ValueError>("make-model", "--dtype", "f32 or bf16 for a VAE preset", dtype);
+      if (dtype != "f32" && dtype != "bf16") fail<ValueError>("make-model", "--dtype", "f32 or bf16 for a VAE preset", dtype);
       const uint64_t bytes =
           model::write_wan_vae_folder(folder.staging(), model::wan_vae_preset(preset), parse_dtype(dtype), seed);
       folder.commit();
@@ -48,7 +49,7 @@ void register_make_model(CLI::App& app) {
                  dtype, bytes, bytes / 1048576.0);
       return;
     }
-    if (dtype == "f32") fail<ValueError>("make-model", "--dtype", "bf16 or fp8 for a decoder preset", dtype);
+    if (dtype == "f32") fail<ValueError>("make-model", "--dtype", "bf16, fp8, nvfp4 or mxfp4 for a decoder preset", dtype);
     const auto w = model::make_model(preset, folder.staging(), dtype, seed,
                                      layers > 0 ? std::optional<int64_t>(layers) : std::nullopt,
                                      static_cast<uint64_t>(shard_mib * 1048576.0));

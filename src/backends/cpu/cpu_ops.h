@@ -71,6 +71,22 @@ Tensor activations_f32(const Tensor& x);
 // The GEMV's x_exp2 for e4m3 weights over these activations (linear_decode.cpp says why): the power of two they
 // are multiplied by before the GEMV reads them.
 int e4m3_activation_exponent(const float* x, int64_t count);
+// FP4 weights on the decode GEMV (fp4_gemv.cpp): the activation rows [m, k] (f32, contiguous) in the layout the
+// kernel wants (kernels.h, gemv_fp4_slot; K rounded up to kGemvFp4Group, zeros past it), and the plan's weight
+// fields for the 2-D FP4 weight [N, K/2] with its block scale [N, K/block] and global scale (or null).
+Tensor fp4_activations(const float* x, int64_t m, int64_t k);
+void plan_fp4_weight(GemvPlan& plan, const Tensor& weight, const Tensor& scale, const Tensor* global,
+                     const Tensor& activations);
+// The B operand packer of an FP4 weight for the prefill GEMM (B = weight^T, [K, N]): each panel's elements
+// dequantized as they are packed, never through a dequantized copy of the weight. `source` must outlive the
+// GEMM.
+struct Fp4PanelSource {
+  const Tensor* weight;
+  const Tensor* scale;
+  const Tensor* global;
+  int64_t nr;   // the level's panel width (gemm_nr)
+};
+PanelPacker fp4_panel_packer(const Fp4PanelSource& source);
 
 // x [M <= 8, K] f32 / bf16 / f16 (any strides) against a k-contiguous weight of x's dtype, bf16 / f16 under
 // f32 x, or fp8 with an f32 weight_scale.

@@ -77,7 +77,7 @@ void run_gemv(const GemvPlan& plan, const GemvPieces& gemv) {
     p.x = sd;
   }
   const int64_t es = p.w_type == RowType::f32 ? 4 : (p.w_type == RowType::bf16 || p.w_type == RowType::f16) ? 2 : 1;
-  const int64_t row_bytes = std::max<int64_t>(1, p.k * es);
+  const int64_t row_bytes = std::max<int64_t>(1, p.w_type == RowType::e2m1 ? p.k / 2 : p.k * es);
   const int64_t grain = std::max<int64_t>(4, kChunkBytes / row_bytes);
   parallel_for(0, p.n, grain, [&](int64_t begin, int64_t end) { gemv.rows(p, begin, end); });
 }
@@ -85,8 +85,9 @@ void run_gemv(const GemvPlan& plan, const GemvPieces& gemv) {
 bool linear_decode_covers(const LinearArgs& a) {
   const DType xt = a.x.dtype(), wt = a.weight.dtype();
   if (a.x.size(0) > kGemvMaxM || !is_float_row(xt) || a.out.dtype() != xt) return false;
-  if (!known_row_type(wt)) return false;
   if (a.weight.size(1) > 1 && a.weight.stride(1) != 1) return false;
+  if (is_fp4(wt)) return true;   // its scales are read through their strides
+  if (!known_row_type(wt)) return false;
   if (is_fp8(wt)) return a.weight_scale != nullptr && a.weight_scale->dtype() == DType::f32;
   return a.weight_scale == nullptr && (wt == xt || xt == DType::f32);
 }
@@ -100,6 +101,13 @@ void linear_decode(const LinearArgs& a, const GemvPieces& gemv) {
   p.n = n;
   p.k = k;
   p.x = x.data_as<const float>();
+  Tensor fp4_x;
+  if (is_fp4(a.weight.dtype())) {
+    fp4_x = fp4_activations(p.x, m, k);
+    plan_fp4_weight(p, a.weight, *a.weight_scale, a.global_scale, fp4_x);
+    plan_epilogue(p, a.bias, a.out);
+    return run_gemv(p, gemv);
+  }
   p.w = static_cast<const uint8_t*>(a.weight.data());
   p.w_row_bytes = a.weight.stride(0) * static_cast<int64_t>(dtype_size(a.weight.dtype()));
   p.w_type = row_type(a.weight.dtype(), "linear", "weight");

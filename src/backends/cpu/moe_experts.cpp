@@ -10,6 +10,9 @@
 // A larger one (prefill) runs the packed GEMM's tiles (gemm.h), on its x rows gathered
 // into one contiguous block first (one copy of the rows, against a packed weight block reused by every row).
 // Idle experts are never touched. fp8 (e4m3fn) experts are read as stored, each 128x128 block times its scale.
+// FP4 experts (NVFP4, MXFP4) all stream through the GEMV's FP4 rows, kGemvMaxM rows of an expert at a time (a
+// prefill re-reads an expert's weights once per 8 of its rows: with top-k of many experts that is one or two
+// reads), on rows laid out as that GEMV wants them (fp4_activations).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -40,9 +43,10 @@ constexpr int kSlotGate = 2, kSlotUp = 3, kSlotAcc = 4, kSlotSplit = 5;
 
 bool last_contiguous(const Tensor& t) { return t.size(-1) <= 1 || t.stride(-1) == 1; }
 
-// One expert weight: x's dtype, or e4m3 with its block scale's last dim contiguous.
+// One expert weight: x's dtype, or e4m3 with its block scale's last dim contiguous, or FP4 with its block scale.
 bool weight_ok(const Tensor& w, const Tensor* scale, DType x) {
   if (!last_contiguous(w)) return false;
+  if (is_fp4(w.dtype())) return scale != nullptr;
   if (w.dtype() == DType::f8_e4m3fn) return scale != nullptr && last_contiguous(*scale);
   return w.dtype() == x || (x == DType::f32 && w.dtype() == DType::bf16);   // bf16 storage under f32 x
 }
@@ -81,14 +85,27 @@ struct StreamRows {
   const float* rows;
   int exp2;
   const PairActivations* pairs;
+  // FP4 weights: the rows in the FP4 GEMV's layout (fp4_activations), ld floats apart (0: not FP4).
+  int64_t fp4_ld = 0;
+  const Tensor* fp4_rows = nullptr;
 };
 
 // The decode GEMV over expert e's weight rows for m rows of x from row r: out[r * out_ld + n], f32. An e4m3
 // weight brings its 128x128 block scales.
-GemvPlan stream_plan(const Tensor& w, const Tensor* scale, int64_t e, const StreamRows& x, int64_t r, int64_t m,
-                     int64_t k, float* out, int64_t out_ld) {
+GemvPlan stream_plan(const Tensor& w, const Tensor* scale, const Tensor* global, int64_t e, const StreamRows& x,
+                     int64_t r, int64_t m, int64_t k, float* out, int64_t out_ld) {
   GemvPlan p{};
   p.m = m, p.n = w.size(1), p.k = k;
+  p.bias_type = RowType::f32;
+  p.out = out;
+  p.out_type = RowType::f32;
+  p.out_m_stride = out_ld, p.out_n_stride = 1;
+  if (is_fp4(w.dtype())) {
+    const Tensor ge = global == nullptr ? Tensor() : global->select(0, e);
+    plan_fp4_weight(p, w.select(0, e), scale->select(0, e), global == nullptr ? nullptr : &ge, *x.fp4_rows);
+    p.x += r * x.fp4_ld;
+    return p;
+  }
   p.x = x.rows == nullptr ? nullptr : x.rows + r * k;
   if (x.pairs != nullptr && w.dtype() == DType::f8_e4m3fn) x.pairs->plan(p, r);
   const int x_exp2 = x.exp2;
@@ -103,10 +120,6 @@ GemvPlan stream_plan(const Tensor& w, const Tensor* scale, int64_t e, const Stre
     p.scale_n_stride = scale->stride(1);
     p.scale_k_stride = scale->stride(2);
   }
-  p.bias_type = RowType::f32;
-  p.out = out;
-  p.out_type = RowType::f32;
-  p.out_m_stride = out_ld, p.out_n_stride = 1;
   return p;
 }
 
@@ -133,7 +146,11 @@ int scale_stream_rows(float* rows, int64_t width, const std::vector<std::pair<in
 // bf16 pair terms where the level takes them (into *pairs), else multiplied in place by 2^c for the e4m3 GEMV
 // (exact: a power of two, c chosen so nothing overflows).
 StreamRows stream_rows(float* rows, int64_t width, const std::vector<int64_t>& start, int64_t max_rows, bool fp8,
-                       const GemvPieces& gemv, PairActivations* pairs) {
+                       const GemvPieces& gemv, PairActivations* pairs, Tensor* fp4 = nullptr) {
+  if (fp4 != nullptr) {   // every row streams (see the top): all of them in the FP4 layout
+    *fp4 = fp4_activations(rows, start.back(), width);
+    return {rows, 0, nullptr, (width + kGemvFp4Group - 1) / kGemvFp4Group * kGemvFp4Group, fp4};
+  }
   if (!fp8) return {rows, 0, nullptr};
   const auto ranges = stream_ranges(start, max_rows);
   if (gemv.pairs_fast()) {
@@ -200,7 +217,8 @@ struct UpTile {
 bool moe_experts_covers(const MoeExpertsArgs& a) {
   const DType t = a.x.dtype();
   return (t == DType::f32 || t == DType::bf16) && weight_ok(a.gate, a.gate_scale, t) && weight_ok(a.up, a.up_scale, t) &&
-         weight_ok(a.down, a.down_scale, t) && last_contiguous(a.x) && a.out.is_contiguous();
+         weight_ok(a.down, a.down_scale, t) && last_contiguous(a.x) && a.out.is_contiguous() &&
+         !(is_fp4(a.gate.dtype()) && a.gate.size(1) == 0);   // FP4 experts need the GEMV (inter > 0)
 }
 
 void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
@@ -215,14 +233,17 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
     for (int64_t e = 0; e < experts; ++e) start[static_cast<size_t>(e + 1)] = static_cast<int64_t>(ends[static_cast<size_t>(e)]);
   }
   const auto rows_of = [&](int64_t e) { return start[static_cast<size_t>(e + 1)] - start[static_cast<size_t>(e)]; };
+  // FP4 experts stream whatever their rows (see the top), kGemvMaxM rows per GEMV.
+  const bool fp4 = is_fp4(a.gate.dtype());
+  const int64_t stream_max = fp4 ? INT64_MAX : kStreamMaxRows, stream_step = fp4 ? kGemvMaxM : kDotRows;
   const int64_t total = start.back();
   std::vector<int32_t> token(static_cast<size_t>(total));
   std::vector<float> weight(static_cast<size_t>(total));
   std::vector<const void*> x_rows(static_cast<size_t>(total));
   bool any_gemm = false, any_stream = false;
   for (int64_t e = 0; e < experts; ++e) {
-    any_gemm = any_gemm || rows_of(e) > kStreamMaxRows;
-    any_stream = any_stream || (rows_of(e) > 0 && rows_of(e) <= kStreamMaxRows);
+    any_gemm = any_gemm || rows_of(e) > stream_max;
+    any_stream = any_stream || (rows_of(e) > 0 && rows_of(e) <= stream_max);
   }
   {
     const std::vector<double> t = a.token_of_row.to_vector(), w = a.row_weight.to_vector();
@@ -236,7 +257,7 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
   // Decode experts stream through the GEMV (fp8 with its block scales), unless gate and up differ in being fp8:
   // they share one f32 copy of x, which the e4m3 GEMV wants scaled (run_gemv); the dot tiles take those.
   const bool gate_fp8 = a.gate.dtype() == DType::f8_e4m3fn, down_fp8 = a.down.dtype() == DType::f8_e4m3fn;
-  const bool gemv = gate_fp8 == (a.up.dtype() == DType::f8_e4m3fn) && inter > 0;
+  const bool gemv = (fp4 || gate_fp8 == (a.up.dtype() == DType::f8_e4m3fn)) && inter > 0;
   // x rows, gathered: row r of xs is x[token[r]] for the GEMM experts' rows, row r of x32 the same widened to
   // f32 for the GEMV experts' rows (the other rows of each are left unset).
   Tensor xs = any_gemm ? Tensor::empty({total, hidden}, dtype) : Tensor();
@@ -244,7 +265,7 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
   if (xs.defined() || x32.defined())
     parallel_for(0, experts, 1, [&](int64_t e0, int64_t e1) {
       for (int64_t e = e0; e < e1; ++e) {
-        const bool stream = rows_of(e) <= kStreamMaxRows;
+        const bool stream = rows_of(e) <= stream_max;
         if (stream && !gemv) continue;
         for (int64_t r = start[static_cast<size_t>(e)]; r < start[static_cast<size_t>(e + 1)]; ++r) {
           if (stream) widen_row(dtype, x_rows[static_cast<size_t>(r)], 1, hidden, x32.data_as<float>() + r * hidden);
@@ -253,8 +274,10 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
       }
     });
   PairActivations x_pairs, h_pairs;
+  Tensor x_fp4, h_fp4;
   const StreamRows x_stream = stream_rows(x32.defined() ? x32.data_as<float>() : nullptr, hidden, start, kStreamMaxRows,
-                                          gate_fp8 && x32.defined(), pieces.gemv, &x_pairs);
+                                          gate_fp8 && x32.defined(), pieces.gemv, &x_pairs,
+                                          fp4 && x32.defined() ? &x_fp4 : nullptr);
   // gate and up share the direct path's packed x (the same dtypes: weight_ok).
   const DirectPack x_direct = any_gemm && a.gate.dtype() == a.up.dtype()
                                   ? pack_direct(xs.data_as<uint8_t>(), row_type(dtype, "moe_experts", "x"), hidden, a.gate, a.gate_scale, start, inter, pieces.gemm)
@@ -267,12 +290,12 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
   std::vector<UpTile> tiles;
   std::vector<double> cost;
   int64_t stream_experts = 0;
-  for (int64_t e = 0; e < experts; ++e) stream_experts += rows_of(e) > 0 && rows_of(e) <= kStreamMaxRows ? 1 : 0;
+  for (int64_t e = 0; e < experts; ++e) stream_experts += rows_of(e) > 0 && rows_of(e) <= stream_max ? 1 : 0;
   const int64_t gemv_rows = std::clamp<int64_t>((stream_experts * inter / (4 * num_threads()) + 31) / 32 * 32, 64, kGemvTile);
   for (int64_t e = 0; e < experts; ++e) {
     const int64_t s = start[static_cast<size_t>(e)], n = rows_of(e);
-    const bool gemm = n > kStreamMaxRows;
-    const int64_t tr = gemm ? kGemmRows : kDotRows, tc = gemm ? kGemmCols : gemv ? gemv_rows : kDotCols;
+    const bool gemm = n > stream_max;
+    const int64_t tr = gemm ? kGemmRows : gemv ? stream_step : kDotRows, tc = gemm ? kGemmCols : gemv ? gemv_rows : kDotCols;
     for (int64_t r0 = 0; r0 < n; r0 += tr)
       for (int64_t i0 = 0; i0 < inter; i0 += tc) {
         const int64_t r1 = std::min(n, r0 + tr), i1 = std::min(inter, i0 + tc);
@@ -305,10 +328,12 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
     }
     if (gemv) {
       // up's columns land in a [rows, inter] scratch at the same offsets as gate's in h.
-      float* u = gemm_scratch(kSlotUp, kStreamMaxRows * inter);
-      pieces.gemv.rows(stream_plan(a.gate, a.gate_scale, t.expert, x_stream, t.r0, rows, hidden, h + t.r0 * inter, inter),
+      float* u = gemm_scratch(kSlotUp, kGemvMaxM * inter);
+      pieces.gemv.rows(stream_plan(a.gate, a.gate_scale, a.gate_global, t.expert, x_stream, t.r0, rows, hidden,
+                                   h + t.r0 * inter, inter),
                        t.i0, t.i1);
-      pieces.gemv.rows(stream_plan(a.up, a.up_scale, t.expert, x_stream, t.r0, rows, hidden, u, inter), t.i0, t.i1);
+      pieces.gemv.rows(stream_plan(a.up, a.up_scale, a.up_global, t.expert, x_stream, t.r0, rows, hidden, u, inter), t.i0,
+                       t.i1);
       for (int64_t r = 0; r < rows; ++r)
         pieces.silu_mul(h0 + r * inter, u + r * inter + t.i0, h0 + r * inter, RowType::f32, cols);
       return;
@@ -326,7 +351,8 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
     for (int64_t r = 0; r < rows; ++r) pieces.silu_mul(h0 + r * inter, u + r * kDotCols, h0 + r * inter, RowType::f32, cols);
   });
 
-  const StreamRows h_stream = stream_rows(h, inter, start, kStreamMaxRows, gemv && down_fp8 && any_stream, pieces.gemv, &h_pairs);
+  const StreamRows h_stream = stream_rows(h, inter, start, kStreamMaxRows, gemv && down_fp8 && any_stream, pieces.gemv,
+                                          &h_pairs, fp4 && any_stream ? &h_fp4 : nullptr);
 
   // 2. out[t, cols] = sum over t's rows of weight * (h down^T)[row, cols], one column tile per work item:
   // 32 columns for the dot tiles, up to kGemvTile for the GEMV rows (see there), wider when GEMM tiles run
@@ -345,14 +371,14 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
   parallel_for(0, col_tiles, 1, [&](int64_t begin, int64_t end) {
     float* acc = gemm_scratch(kSlotAcc, tokens * ldy);
     float* y = gemm_scratch(kSlotUp, std::max(kGemmRows, kDotRows) * ldy);
-    float* y_rows = gemm_scratch(kSlotGate, kStreamMaxRows * hidden);   // the GEMV's output rows, full width
+    float* y_rows = gemm_scratch(kSlotGate, kGemvMaxM * hidden);   // the GEMV's output rows, full width
     for (int64_t ct = begin; ct < end; ++ct) {
       const int64_t o0 = ct * width, o1 = std::min(hidden, o0 + width), cols = o1 - o0;
       std::fill(acc, acc + tokens * ldy, 0.0f);
       for (int64_t e = 0; e < experts; ++e) {
         const int64_t s = start[static_cast<size_t>(e)], n = rows_of(e);
-        const bool gemm = n > kStreamMaxRows;
-        const int64_t step = gemm ? kGemmRows : kDotRows;
+        const bool gemm = n > stream_max;
+        const int64_t step = gemm ? kGemmRows : gemv ? stream_step : kDotRows;
         for (int64_t r0 = 0; r0 < n; r0 += step) {
           const int64_t rows = std::min(step, n - r0);
           if (gemm && h_direct.has(e)) {
@@ -362,7 +388,8 @@ void moe_experts(const MoeExpertsArgs& a, const GroupedPieces& pieces) {
                                    weight_operand(a.down, a.down_scale, e), {}};
             gemm_tile_f32(down, r0, r0 + rows, o0, o1, y, ldy, pieces.gemm);
           } else if (gemv) {
-            pieces.gemv.rows(stream_plan(a.down, a.down_scale, e, h_stream, s + r0, rows, inter, y_rows, hidden), o0, o1);
+            pieces.gemv.rows(stream_plan(a.down, a.down_scale, a.down_global, e, h_stream, s + r0, rows, inter, y_rows, hidden),
+                             o0, o1);
           } else {
             const DotTile h_rows{h + (s + r0) * inter, nullptr, inter, MatType::f32, nullptr, 0, type, rows, cols, inter,
                                  y, ldy};

@@ -14,7 +14,9 @@ void linear(const LinearArgs& a) {
   if (m == 0 || n == 0) return;
   const Tensor x = to_f32(a.x);
   // An fp8 weight is dequantized into an f32 copy in memory first, as a graph lowering does.
-  const Tensor w = a.weight_scale == nullptr ? to_f32(a.weight) : dequantize_f32(a.weight, *a.weight_scale, a.weight_recipe);
+  const Tensor w = is_fp4(a.weight.dtype()) ? dequantize_fp4_f32(a.weight, *a.weight_scale, a.global_scale)
+                   : a.weight_scale == nullptr ? to_f32(a.weight)
+                                               : dequantize_f32(a.weight, *a.weight_scale, a.weight_recipe);
   Tensor product = empty_f32({m, n});
   gemm_nt(x.data_as<float>(), w.data_as<float>(), product.data_as<float>(), m, n, k);
   finish_product(product, a.bias, a.out);

@@ -1,6 +1,6 @@
 // Generic moe_experts: per expert with rows, as a graph lowering of grouped_mm + silu + mul + grouped_mm +
 // index_add does: the rows gathered into an f32 temporary, each weight converted (fp8: dequantized) into an
-// f32 copy, gate and up GEMMs, silu and the product as separate passes, the down GEMM, then a weighted
+// f32 copy (FP4: with its block and global scales), gate and up GEMMs, silu and the product as separate passes, the down GEMM, then a weighted
 // scatter-add into an f32 accumulator that is converted to the output once.
 #include <cstring>
 #include <vector>
@@ -13,8 +13,12 @@
 namespace fourfold::generic {
 namespace {
 
-Tensor expert_f32(const Tensor& w, const Tensor* scale, int64_t e) {
+Tensor expert_f32(const Tensor& w, const Tensor* scale, const Tensor* global, int64_t e) {
   const Tensor we = w.select(0, e);
+  if (is_fp4(w.dtype())) {
+    const Tensor ge = global == nullptr ? Tensor() : global->select(0, e);
+    return dequantize_fp4_f32(we, scale->select(0, e), global == nullptr ? nullptr : &ge);
+  }
   return scale == nullptr ? to_f32(we) : dequantize_f32(we, scale->select(0, e), ScaleRecipe::block_128x128);
 }
 
@@ -45,12 +49,12 @@ void moe_experts(const MoeExpertsArgs& a) {
                     x.data_as<float>() + static_cast<int64_t>(token[static_cast<size_t>(start + r)]) * hidden,
                     static_cast<size_t>(hidden) * sizeof(float));
     });
-    const Tensor g = gemm(xs, expert_f32(a.gate, a.gate_scale, e));
-    const Tensor u = gemm(xs, expert_f32(a.up, a.up_scale, e));
+    const Tensor g = gemm(xs, expert_f32(a.gate, a.gate_scale, a.gate_global, e));
+    const Tensor u = gemm(xs, expert_f32(a.up, a.up_scale, a.up_global, e));
     const Tensor s = silu_f32(g);
     Tensor h = empty_f32({rows, inter});
     binary(Binary::mul, s.data_as<float>(), u.data_as<float>(), Broadcast::none, h.data_as<float>(), rows, inter);
-    const Tensor y = gemm(h, expert_f32(a.down, a.down_scale, e));
+    const Tensor y = gemm(h, expert_f32(a.down, a.down_scale, a.down_global, e));
     // Scatter-add over column ranges, so that two rows of one token never race.
     const float* yd = y.data_as<float>();
     const float* wd = row_weight.data_as<float>() + start;

@@ -14,6 +14,7 @@
 #include "backends/cpu/gemm.h"
 #include "backends/cpu/isa.h"
 #include "backends/cpu/kernel_types.h"
+#include "core/fp4_blocks.h"
 #include "fourfold/parallel.h"
 
 namespace fourfold::generic {
@@ -184,6 +185,16 @@ Tensor dequantize_f32(const Tensor& weight, const Tensor& scale, ScaleRecipe rec
         for (int64_t c = c0, c1 = std::min(k, c0 + cols_per_scale); c < c1; ++c) data[r * k + c] *= scale_value;
       }
     }
+  });
+  return w;
+}
+
+Tensor dequantize_fp4_f32(const Tensor& weight, const Tensor& scale, const Tensor* global) {
+  const int64_t n = weight.size(0), k = 2 * weight.size(1);
+  Tensor w = empty_f32({n, k});
+  float* data = w.data_as<float>();
+  parallel_for(0, n, grain_rows(k), [&](int64_t begin, int64_t end) {
+    fp4_rows_f32(weight, scale, global, begin, end - begin, data + begin * k);
   });
   return w;
 }

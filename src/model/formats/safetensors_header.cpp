@@ -26,7 +26,9 @@ struct DTypeName {
   DType dtype;
   const char* name;
 };
-constexpr std::array<DTypeName, 9> kNames = {{{DType::bf16, "BF16"},
+// FP4 codes and MX scales are written as U8 (compressed-tensors, gpt-oss) and retyped by the loader that knows
+// what they are (Tensor::view_dtype); F8_E8M0 is safetensors' own name for e8m0 scales.
+constexpr std::array<DTypeName, 11> kNames = {{{DType::bf16, "BF16"},
                                               {DType::f16, "F16"},
                                               {DType::f32, "F32"},
                                               {DType::f64, "F64"},
@@ -34,7 +36,9 @@ constexpr std::array<DTypeName, 9> kNames = {{{DType::bf16, "BF16"},
                                               {DType::f8_e5m2, "F8_E5M2"},
                                               {DType::i32, "I32"},
                                               {DType::i64, "I64"},
-                                              {DType::boolean, "BOOL"}}};
+                                              {DType::boolean, "BOOL"},
+                                              {DType::u8, "U8"},
+                                              {DType::f8_e8m0fnu, "F8_E8M0"}}};
 
 size_t element_size(DType dtype) {
   switch (dtype) {
@@ -187,13 +191,14 @@ DType safetensors_dtype(std::string_view name, const std::string& where) {
   for (const DTypeName& n : kNames)
     if (name == n.name) return n.dtype;
   std::string shown_name(name.substr(0, 40));
-  fail<FormatError>(where, "dtype", "one of BF16, F16, F32, F64, F8_E4M3, F8_E5M2, I32, I64, BOOL", shown_name);
+  fail<FormatError>(where, "dtype", "one of BF16, F16, F32, F64, F8_E4M3, F8_E5M2, F8_E8M0, I32, I64, U8, BOOL", shown_name);
 }
 
 std::string_view safetensors_dtype_name(DType dtype) {
   for (const DTypeName& n : kNames)
     if (n.dtype == dtype) return n.name;
-  fail<UnsupportedError>("safetensors", "dtype", "a dtype safetensors stores (not complex64)", "complex64");
+  if (dtype == DType::f4_e2m1fn_x2) return "U8";   // packed codes, as compressed-tensors writes them
+  fail<UnsupportedError>("safetensors", "dtype", "a dtype safetensors stores (not complex64)", std::string(dtype_name(dtype)));
 }
 
 SafetensorsHeader parse_safetensors_header(const uint8_t* bytes, size_t size, const std::string& file_name) {

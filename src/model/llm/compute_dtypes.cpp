@@ -23,7 +23,7 @@ DType explicit_dtype(std::string_view text, const std::string& where, const char
 }  // namespace
 
 DType checkpoint_activation(const ModelConfig& config) {
-  if (config.quantization) return DType::bf16;
+  if (config.quantization || config.fp4) return DType::bf16;
   return config.torch_dtype == DType::bf16 ? DType::bf16 : DType::f32;
 }
 
@@ -37,10 +37,11 @@ ComputeDtypes resolve_compute_dtypes(std::string_view activation, std::string_vi
   ComputeDtypes d;
   if (activation == kAuto) {
     d.activation = checkpoint_activation(config);
-    const std::string model = config.quantization ? "FP8, " + std::string(dtype_name(config.torch_dtype)) + " besides"
-                                                  : std::string(dtype_name(config.torch_dtype));
+    const std::string quantized = config.quantization ? "FP8" : config.fp4 ? (config.fp4->nv ? "NVFP4" : "MXFP4") : "";
+    const std::string model = !quantized.empty() ? quantized + ", " + std::string(dtype_name(config.torch_dtype)) + " besides"
+                                                 : std::string(dtype_name(config.torch_dtype));
     d.activation_from = fmt::format("--dtype auto: the model is {}", model);
-    if (config.torch_dtype == DType::f16 && !config.quantization) d.activation_from += ", and f16 activations are f32 here";
+    if (config.torch_dtype == DType::f16 && quantized.empty()) d.activation_from += ", and f16 activations are f32 here";
   } else {
     d.activation = explicit_dtype(activation, where, "--dtype");
     d.activation_from = fmt::format("--dtype {}", activation);

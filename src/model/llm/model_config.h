@@ -39,6 +39,20 @@ struct Fp8Quantization {
   }
 };
 
+// quantization_config of a compressed-tensors FP4 checkpoint (core/fp4_blocks.h): quant_method
+// "compressed-tensors", format "nvfp4-pack-quantized" (e4m3 scales per 16 values, a weight_global_scale per
+// tensor) or "mxfp4-pack-quantized" (e8m0 scales per 32); tensors X.weight_packed (U8 [out, in/2]),
+// X.weight_scale, X.weight_global_scale. A Linear module is FP4 when an entry of `targets` matches it and none of
+// `ignore` does: "Linear" (every Linear), "re:<regex>" (matching the whole module name) or the module's name.
+// Only projections and lm_head may be FP4 (the router and the hybrids' small gates are refused when targeted).
+struct Fp4Quantization {
+  bool nv = true;   // nvfp4-pack-quantized; false: mxfp4-pack-quantized
+  std::vector<std::string> targets = {"Linear"};
+  std::vector<std::string> ignore;
+  int64_t block() const { return nv ? 16 : 32; }
+  const char* format() const { return nv ? "nvfp4-pack-quantized" : "mxfp4-pack-quantized"; }
+};
+
 // The token mixer of a layer of the 2026 hybrids (config.json's layer_types).
 enum class LayerType { full_attention, linear_attention };
 
@@ -87,6 +101,7 @@ struct ModelConfig {
   int64_t decoder_sparse_step = 1;
   std::vector<int64_t> mlp_only_layers;
   std::optional<Fp8Quantization> quantization;
+  std::optional<Fp4Quantization> fp4;              // a compressed-tensors FP4 checkpoint (never with quantization)
   // The hybrids: each layer's token mixer, Gated DeltaNet's sizes, the rotated part of a head, the shared expert.
   std::vector<LayerType> layer_types;              // one per layer; empty for the non-hybrid types
   LinearAttentionConfig linear;

@@ -203,14 +203,57 @@ void parse_rope(const Reader& r, ModelConfig& c, Defaults& d) {
   c.rope_scaling = rs;
 }
 
-std::optional<Fp8Quantization> parse_quantization(const Reader& r) {
+std::vector<std::string> string_list(const Reader& q, const char* key) {
+  std::vector<std::string> out;
+  const json* m = q.find(key);
+  if (!m) return out;
+  if (!m->is_array()) q.bad(key, "an array of strings", *m);
+  for (const json& name : *m) {
+    if (!name.is_string()) q.bad(key, "an array of strings", *m);
+    out.push_back(name.get<std::string>());
+  }
+  return out;
+}
+
+// compressed-tensors' FP4 formats: every config group's weights must be 4-bit floats in the format's blocks.
+Fp4Quantization parse_fp4(const Reader& q) {
+  Fp4Quantization out;
+  const std::string format = q.string("format");
+  if (format != "nvfp4-pack-quantized" && format != "mxfp4-pack-quantized")
+    fail_field<UnsupportedError>(q.file(), q.path("format"), "nvfp4-pack-quantized or mxfp4-pack-quantized", format);
+  out.nv = format == "nvfp4-pack-quantized";
+  out.ignore = string_list(q, "ignore");
+  out.targets.clear();
+  const json& groups = q.require("config_groups");
+  if (!groups.is_object() || groups.empty()) q.bad("config_groups", "an object of one or more groups", groups);
+  for (const auto& [name, group] : groups.items()) {
+    if (!group.is_object()) q.bad("config_groups", "an object of groups", groups);
+    const Reader g(group, q.file(), q.path("config_groups") + "." + name);
+    const json& weights = g.require("weights");
+    if (!weights.is_object()) g.bad("weights", "an object", weights);
+    const Reader w(weights, q.file(), g.path("weights"));
+    if (w.integer("num_bits") != 4) w.bad("num_bits", "4", *w.find("num_bits"));
+    if (w.string("type") != "float") w.bad("type", "\"float\"", *w.find("type"));
+    if (w.integer("group_size") != out.block())
+      w.bad("group_size", fmt::format("{} (the block of {})", out.block(), format), *w.find("group_size"));
+    for (std::string& t : string_list(g, "targets")) out.targets.push_back(std::move(t));
+  }
+  if (out.targets.empty()) q.bad("config_groups", "groups with targets", groups);
+  return out;
+}
+
+std::optional<Fp8Quantization> parse_quantization(const Reader& r, ModelConfig& c) {
   const json* v = r.find("quantization_config");
   if (!v) return std::nullopt;
   if (!v->is_object()) r.bad("quantization_config", "an object or null", *v);
   const Reader q(*v, r.file(), "quantization_config");
   const std::string method = q.string("quant_method");
+  if (method == "compressed-tensors") {
+    c.fp4 = parse_fp4(q);
+    return std::nullopt;
+  }
   if (method != "fp8")
-    fail_field<UnsupportedError>(r.file(), "quantization_config.quant_method", "fp8", method);
+    fail_field<UnsupportedError>(r.file(), "quantization_config.quant_method", "fp8 or compressed-tensors (FP4)", method);
   Fp8Quantization out;
   out.fmt = q.string("fmt", "e4m3");
   if (out.fmt != "e4m3") fail_field<UnsupportedError>(r.file(), "quantization_config.fmt", "e4m3", out.fmt);
@@ -225,13 +268,7 @@ std::optional<Fp8Quantization> parse_quantization(const Reader& r) {
   } else {
     out.weight_block_size.reset();
   }
-  if (const json* m = q.find("modules_to_not_convert")) {
-    if (!m->is_array()) q.bad("modules_to_not_convert", "an array of strings", *m);
-    for (const json& name : *m) {
-      if (!name.is_string()) q.bad("modules_to_not_convert", "an array of strings", *m);
-      out.modules_to_not_convert.push_back(name.get<std::string>());
-    }
-  }
+  out.modules_to_not_convert = string_list(q, "modules_to_not_convert");
   return out;
 }
 
@@ -417,7 +454,7 @@ void parse_decoder(const Reader& r, const json& root, ModelConfig& c) {
     parse_moe(r, c, d, td);
   if (c.is_hybrid()) parse_hybrid(r, c, d);
   refuse_unimplemented(r, c, td);
-  c.quantization = parse_quantization(r);
+  c.quantization = parse_quantization(r, c);
   check_consistency(c, r, root);
 }
 
@@ -446,7 +483,7 @@ ModelConfig parse_model_config(std::string_view json_text, const std::string& fi
   if (!c.torch_dtype_stated) parse_torch_dtype(top, c);
   if (!text.contains("tie_word_embeddings") && top.find("tie_word_embeddings"))
     c.tie_word_embeddings = top.boolean("tie_word_embeddings", false);
-  if (!c.quantization) c.quantization = parse_quantization(top);
+  if (!c.quantization && !c.fp4) c.quantization = parse_quantization(top, c);
   return c;
 }
 
@@ -526,6 +563,23 @@ std::string model_config_to_json(const ModelConfig& c) {
     if (c.quantization->weight_block_size)
       q["weight_block_size"] = {c.quantization->weight_block_size->first, c.quantization->weight_block_size->second};
     q["modules_to_not_convert"] = c.quantization->modules_to_not_convert;
+    j["quantization_config"] = q;
+  }
+  if (c.fp4) {
+    nlohmann::ordered_json q;
+    q["quant_method"] = "compressed-tensors";
+    q["format"] = c.fp4->format();
+    q["quantization_status"] = "compressed";
+    nlohmann::ordered_json weights;
+    weights["num_bits"] = 4;
+    weights["type"] = "float";
+    weights["symmetric"] = true;
+    weights["dynamic"] = false;
+    weights["strategy"] = c.fp4->nv ? "tensor_group" : "group";
+    weights["group_size"] = c.fp4->block();
+    if (!c.fp4->nv) weights["scale_dtype"] = "torch.uint8";
+    q["config_groups"] = {{"group_0", {{"targets", c.fp4->targets}, {"weights", weights}, {"input_activations", nullptr}}}};
+    q["ignore"] = c.fp4->ignore;
     j["quantization_config"] = q;
   }
   return j.dump(2) + "\n";

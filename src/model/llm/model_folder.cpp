@@ -10,6 +10,7 @@
 #include "fourfold/errors.h"
 #include "model/formats/folder_files.h"
 #include "model/formats/safetensors.h"
+#include "model/llm/fp4_checkpoint.h"
 #include "model/llm/hybrid_checkpoint.h"
 #include "model/llm/weight_layout.h"
 
@@ -32,6 +33,13 @@ std::string describe(const Shape& shape, DType dtype) {
 
 // The groups tensors are written in (a group is never split across shards): weight_layout order, each
 // projection with its scale, and each MoE layer's experts regrouped per projection in expert order.
+// An FP4 projection and its scales, written together.
+std::vector<std::string> fp4_group(const ModelConfig& config, const std::string& weight) {
+  std::vector<std::string> group = {weight, fp4_scale_name(weight)};
+  if (config.fp4->nv) group.push_back(fp4_global_name(weight));
+  return group;
+}
+
 std::vector<std::vector<std::string>> write_groups(const ModelConfig& config) {
   std::vector<std::vector<std::string>> groups;
   const bool fp8 = config.quantization.has_value();
@@ -39,6 +47,8 @@ std::vector<std::vector<std::string>> write_groups(const ModelConfig& config) {
     if (spec.name.find(".mlp.experts.") != std::string::npos) continue;   // grouped after the router below
     if (stored_as_fp8(config, spec))
       groups.push_back({spec.name, fp8_scale_name(spec.name)});
+    else if (stored_as_fp4(config, spec))
+      groups.push_back(fp4_group(config, spec.name));
     else
       groups.push_back({spec.name});
     if (spec.role == WeightRole::router) {
@@ -46,10 +56,16 @@ std::vector<std::vector<std::string>> write_groups(const ModelConfig& config) {
         std::vector<std::string> experts, scales;
         for (int64_t e = 0; e < config.num_experts; ++e) {
           experts.push_back(expert_weight(spec.layer, e, projection));
-          scales.push_back(fp8_scale_name(experts.back()));
+          const WeightSpec expert{experts.back(), {}, WeightRole::projection, 0, spec.layer};
+          if (stored_as_fp4(config, expert)) {
+            const std::vector<std::string> companions = fp4_group(config, experts.back());
+            scales.insert(scales.end(), companions.begin() + 1, companions.end());
+          } else {
+            scales.push_back(fp8_scale_name(experts.back()));
+          }
         }
         groups.push_back(experts);
-        if (fp8) groups.push_back(scales);
+        if (fp8 || config.fp4) groups.push_back(scales);
       }
     }
   }
@@ -75,6 +91,12 @@ std::map<std::string, ExpectedTensor> expected_tensors(const ModelConfig& config
     if (stored_as_fp8(config, spec)) {
       out[spec.name] = {spec.shape, DType::f8_e4m3fn};
       out[fp8_scale_name(spec.name)] = {fp8_scale_shape(config, spec.shape), DType::f32};
+    } else if (stored_as_fp4(config, spec)) {
+      const int64_t rows = spec.shape[0], cols = spec.shape[1];
+      out[spec.name] = {{rows, cols / 2}, DType::f4_e2m1fn_x2};
+      out[fp4_scale_name(spec.name)] = {{rows, cols / config.fp4->block()},
+                                        config.fp4->nv ? DType::f8_e4m3fn : DType::f8_e8m0fnu};
+      if (config.fp4->nv) out[fp4_global_name(spec.name)] = {{1}, DType::f32};
     } else {
       const bool small = spec.role == WeightRole::norm || spec.role == WeightRole::conv ||
                          spec.role == WeightRole::decay || spec.role == WeightRole::gate_linear;
@@ -138,13 +160,16 @@ LoadedModel load_model_folder(const fs::path& dir, WeightResidency residency, co
     }
   }
   check_index_complete(listing, dir, [&](const std::string& name) { return m.weights.count(name) > 0; });
+  if (m.config.fp4) read_compressed_tensors_fp4(m.config, m.weights, m.file_of, dir.string());
   if (m.config.is_hybrid()) normalize_hybrid_checkpoint(m.config, m.weights, m.file_of, m.copied, dir.string());
   // Before anything is built entry by entry from the config, it must describe no more than the files can hold (a
   // tensor or two short still reaches check_weights, which names the missing one).
   const WeightTotals implied = weight_totals(m.config, config_path.string());
   const auto tensors = static_cast<int64_t>(m.weights.size());
   const uint64_t file_bytes = m.mapped_bytes + m.file_copy_bytes;
-  if (implied.tensors > 2 * tensors + 16 || implied.elements > static_cast<int64_t>(file_bytes))
+  // (FP4 weights hold two elements a byte.)
+  const int64_t implied_bytes = m.config.fp4 ? implied.elements / 2 : implied.elements;
+  if (implied.tensors > 2 * tensors + 16 || implied_bytes > static_cast<int64_t>(file_bytes))
     fail<FormatError>(config_path.string(), "the sizes (num_hidden_layers, hidden_size, experts, vocab_size ...)",
                       fmt::format("a model that fits in the folder's {} tensors of {} bytes", m.weights.size(),
                                   file_bytes),
@@ -182,7 +207,9 @@ uint64_t write_model_folder(const fs::path& dir, const ModelConfig& config, cons
       shards.emplace_back();
       shard_bytes = 0;
     }
-    for (const std::string& name : group) shards.back().emplace_back(name, weights.at(name));
+    for (const std::string& name : group)
+      shards.back().push_back(config.fp4 ? compressed_tensors_entry(name, weights.at(name))
+                                         : std::pair<std::string, Tensor>{name, weights.at(name)});
     shard_bytes += bytes;
     total_bytes += bytes;
   }

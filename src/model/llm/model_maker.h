@@ -21,15 +21,16 @@ struct WrittenModel {
 inline constexpr uint64_t kDefaultMaxShardBytes = uint64_t(4) << 30;
 
 // preset_config(preset, layers) with synthetic_weights(bf16, seed); dtype "fp8" further quantizes them
-// (fp8-block). dtype other than bf16 or fp8: ValueError.
+// (fp8-block), "nvfp4" / "mxfp4" their experts (quantize_checkpoint_fp4). Any other dtype: ValueError.
 WrittenModel make_model(const std::string& preset, const std::filesystem::path& out, const std::string& dtype,
                         uint64_t seed, std::optional<int64_t> layers,
                         uint64_t max_shard_bytes = kDefaultMaxShardBytes);
 
-// Loads `model`, quantizes it with `recipe` ("fp8-block" or "fp8-row") and writes the result to `out`.
-// include_lm_head: lm_head quantized too (quantize_checkpoint).
+// Loads `model`, quantizes it with `recipe` ("fp8-block", "fp8-row", "nvfp4" or "mxfp4") and writes the result
+// to `out`. include_lm_head: lm_head quantized too (FP8 only, quantize_checkpoint); all_projections: every
+// projection, not only the experts (FP4 only, quantize_checkpoint_fp4).
 WrittenModel quantize_model_folder(const std::filesystem::path& model, const std::string& recipe,
                                    const std::filesystem::path& out, uint64_t max_shard_bytes = kDefaultMaxShardBytes,
-                                   bool include_lm_head = false);
+                                   bool include_lm_head = false, bool all_projections = false);
 
 }  // namespace fourfold::model

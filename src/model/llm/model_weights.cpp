@@ -8,7 +8,9 @@
 #include <fmt/format.h>
 
 #include "fourfold/errors.h"
+#include "core/fp4_blocks.h"
 #include "model/llm/expert_stack.h"
+#include "model/llm/fp4_checkpoint.h"
 #include "model/formats/safetensors.h"
 #include "model/llm/weight_layout.h"
 
@@ -39,6 +41,32 @@ std::vector<Tensor> in_order(const std::vector<Tensor>& parts, const std::vector
   return out;
 }
 
+// An FP4 projection [out, in/2] with its block scale [out, in/block] and, if any, its global scale [1]
+// (fp4_checkpoint.h names them).
+void check_fp4(const WeightSpec& spec, const TensorMap& weights, const std::string& source, std::set<std::string>& expected) {
+  const Tensor& t = weights.at(spec.name);
+  const int64_t out = spec.shape[0], in = spec.shape[1];
+  if (t.shape() != Shape{out, in / 2} || in % 2 != 0)
+    fail<FormatError>(source, spec.name, fmt::format("shape [{}, {}] (FP4 pairs of [{}, {}])", out, in / 2, out, in),
+                      shape_string(t.shape()));
+  const std::string scale_name = fp4_scale_name(spec.name);
+  const auto s = weights.find(scale_name);
+  if (s == weights.end()) fail<FormatError>(source, scale_name, "the block scale of an FP4 weight", "missing");
+  const DType sd = s->second.dtype();
+  if (sd != DType::f8_e4m3fn && sd != DType::f8_e8m0fnu)
+    fail<FormatError>(source, scale_name, "dtype float8_e4m3fn or float8_e8m0fnu", std::string(dtype_name(sd)));
+  const int64_t block = fp4_block_size(sd);
+  if (in % block != 0 || s->second.shape() != Shape{out, in / block})
+    fail<FormatError>(source, scale_name, fmt::format("shape [{}, {}]", out, in / block), shape_string(s->second.shape()));
+  expected.insert(scale_name);
+  const std::string global_name = fp4_global_name(spec.name);
+  if (const auto g = weights.find(global_name); g != weights.end()) {
+    if (g->second.dtype() != DType::f32 || g->second.numel() != 1)
+      fail<FormatError>(source, global_name, "float32 [1]", g->second.describe());
+    expected.insert(global_name);
+  }
+}
+
 void check_tensors(const ModelConfig& config, const TensorMap& weights, const std::string& source) {
   std::set<std::string> expected;
   for (const WeightSpec& spec : weight_layout(config)) {
@@ -46,8 +74,12 @@ void check_tensors(const ModelConfig& config, const TensorMap& weights, const st
     const auto it = weights.find(spec.name);
     if (it == weights.end()) fail<FormatError>(source, spec.name, "a tensor of shape " + shape_string(spec.shape), "missing");
     const Tensor& t = it->second;
-    if (t.shape() != spec.shape) fail<FormatError>(source, spec.name, "shape " + shape_string(spec.shape), shape_string(t.shape()));
     const bool may_be_fp8 = spec.role == WeightRole::projection || spec.role == WeightRole::lm_head;
+    if (may_be_fp8 && is_fp4(t.dtype())) {
+      check_fp4(spec, weights, source, expected);
+      continue;
+    }
+    if (t.shape() != spec.shape) fail<FormatError>(source, spec.name, "shape " + shape_string(spec.shape), shape_string(t.shape()));
     const bool fp8_ok = may_be_fp8 && is_fp8(t.dtype());
     if (!fp8_ok && !is_high_precision(t.dtype()))
       fail<FormatError>(source, spec.name,
@@ -101,6 +133,10 @@ class Binder {
     if (is_fp8(w.dtype())) {
       p.weight = w;
       p.scale = take(fp8_scale_name(weight_name));
+    } else if (is_fp4(w.dtype())) {
+      p.weight = w;
+      p.scale = take(fp4_scale_name(weight_name));
+      if (w_.count(fp4_global_name(weight_name))) p.global = fp4_global_multiplier(take(fp4_global_name(weight_name))).view({});
     } else {
       p.weight = usable(w, weight_name);
     }
@@ -115,11 +151,12 @@ class Binder {
       const char* projection;
       Tensor* weights;
       OptTensor* scales;
-      std::vector<Tensor> parts, scale_parts;
+      OptTensor* globals;
+      std::vector<Tensor> parts, scale_parts, global_parts;
     };
-    std::vector<Stack> stacks = {{"gate_proj", &out.gate, &out.gate_scale, {}, {}},
-                                 {"up_proj", &out.up, &out.up_scale, {}, {}},
-                                 {"down_proj", &out.down, &out.down_scale, {}, {}}};
+    std::vector<Stack> stacks = {{"gate_proj", &out.gate, &out.gate_scale, &out.gate_global, {}, {}, {}},
+                                 {"up_proj", &out.up, &out.up_scale, &out.up_global, {}, {}, {}},
+                                 {"down_proj", &out.down, &out.down_scale, &out.down_global, {}, {}, {}}};
     for (Stack& st : stacks)
       for (int64_t e = 0; e < count; ++e) {
         const std::string name = expert_weight(layer, e, st.projection);
@@ -129,6 +166,12 @@ class Binder {
                             "the dtype of expert 0 (" + std::string(dtype_name(st.parts.front().dtype())) + ")",
                             std::string(dtype_name(st.parts.back().dtype())));
         if (is_fp8(st.parts.back().dtype())) st.scale_parts.push_back(take(fp8_scale_name(name)));
+        if (is_fp4(st.parts.back().dtype())) {
+          st.scale_parts.push_back(take(fp4_scale_name(name)));
+          if (w_.count(fp4_global_name(name))) st.global_parts.push_back(take(fp4_global_name(name)));
+          if (!st.global_parts.empty() && st.global_parts.size() != st.scale_parts.size())
+            fail<FormatError>(source, fp4_global_name(name), "a global scale for every expert or none", "missing");
+        }
       }
     // Another order only where it makes every stack a view; else expert order (copying where needed), so
     // that weights built in memory keep their layout.
@@ -145,7 +188,12 @@ class Binder {
       const uint64_t before = out_.copied_bytes;
       *st.weights = stack_experts(in_order(st.parts, order), out_.copied_bytes);
       if (!st.scale_parts.empty()) *st.scales = stack_experts(in_order(st.scale_parts, order), out_.copied_bytes);
-      if (!is_fp8(st.weights->dtype())) {
+      if (!st.global_parts.empty()) {   // one multiplier per expert (slot order), computed from the stored divisors
+        std::vector<double> g;
+        for (const Tensor& t : in_order(st.global_parts, order)) g.push_back(t.to_vector()[0]);
+        *st.globals = fp4_global_multiplier(Tensor::from_vector(g, {count}, DType::f32));
+      }
+      if (!is_fp8(st.weights->dtype()) && !is_fp4(st.weights->dtype())) {
         const Tensor converted = usable(*st.weights, expert_weight(layer, 0, st.projection));
         *st.weights = converted;
       }
@@ -182,7 +230,8 @@ class Binder {
 
 uint64_t expert_bytes(const MoeExpertWeights& e) {
   uint64_t n = e.gate.nbytes() + e.up.nbytes() + e.down.nbytes();
-  for (const OptTensor& s : {e.gate_scale, e.up_scale, e.down_scale}) n += s ? s->nbytes() : 0;
+  for (const OptTensor& s : {e.gate_scale, e.up_scale, e.down_scale, e.gate_global, e.up_global, e.down_global})
+    n += s ? s->nbytes() : 0;
   return n;
 }
 

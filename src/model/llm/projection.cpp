@@ -4,11 +4,11 @@
 namespace fourfold::model {
 
 uint64_t Projection::nbytes() const {
-  return weight.nbytes() + (scale ? scale->nbytes() : 0) + (bias ? bias->nbytes() : 0);
+  return weight.nbytes() + (scale ? scale->nbytes() : 0) + (global ? global->nbytes() : 0) + (bias ? bias->nbytes() : 0);
 }
 
 Tensor project(const Tensor& x, const Projection& p) {
-  if (p.scale) return scaled_linear(x, p.weight, *p.scale, p.bias);
+  if (p.scale) return scaled_linear(x, p.weight, *p.scale, p.bias, p.global);
   return linear(x, p.weight, p.bias);
 }
 

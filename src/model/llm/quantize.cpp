@@ -8,6 +8,8 @@
 
 #include "fourfold/errors.h"
 #include "fourfold/parallel.h"
+#include "core/fp4_blocks.h"
+#include "model/llm/fp4_checkpoint.h"
 #include "model/llm/model_folder.h"
 #include "model/llm/weight_layout.h"
 
@@ -50,7 +52,85 @@ std::pair<Tensor, Tensor> quantize_projection(const Tensor& weight, int64_t bloc
   return {q, scale};
 }
 
+struct Fp4Projection {
+  Tensor codes, scale;
+  std::optional<Tensor> global;   // NVFP4: the stored divisor, f32 [1]
+};
+
+Fp4Projection quantize_fp4_projection(const Tensor& weight, bool nv) {
+  const Tensor w = weight.to(DType::f32).contiguous();
+  const int64_t out = w.size(0), in = w.size(1), block = nv ? 16 : 32, blocks = in / block;
+  const float* src = w.data_as<float>();
+  double amax = 0;
+  for (int64_t i = 0; i < out * in; ++i) amax = std::max(amax, std::fabs(double(src[i])));
+  // compressed-tensors' global scale: the tensor's amax maps to e4m3's largest scale times e2m1's largest value.
+  const float g = nv && amax > 0 ? static_cast<float>(kFp8E4m3fnMax * kFp4E2m1Max / amax) : 1.0f;
+  Fp4Projection q{Tensor::zeros({out, in / 2}, DType::f4_e2m1fn_x2),
+                  Tensor::empty({out, blocks}, nv ? DType::f8_e4m3fn : DType::f8_e8m0fnu), std::nullopt};
+  if (nv) q.global = Tensor::from_vector({g}, {1}, DType::f32);
+  auto* codes = static_cast<uint8_t*>(q.codes.data());
+  auto* scales = static_cast<uint8_t*>(q.scale.data());
+  parallel_for(0, out, 1, [&](int64_t r0, int64_t r1) {
+    for (int64_t r = r0; r < r1; ++r)
+      for (int64_t b = 0; b < blocks; ++b) {
+        const float* x = src + r * in + b * block;
+        double bmax = 0;
+        for (int64_t i = 0; i < block; ++i) bmax = std::max(bmax, std::fabs(double(x[i])));
+        uint8_t code;
+        if (nv) {
+          code = bmax > 0 ? f64_to_fp8_e4m3fn(static_cast<float>(bmax / kFp4E2m1Max * g)) : f64_to_fp8_e4m3fn(1.0);
+          if (fp8_e4m3fn_to_f32(code) == 0.0f) code = f64_to_fp8_e4m3fn(1.0);   // underflowed: the block quantizes to zeros anyway
+        } else {
+          int e = 0;
+          std::frexp(bmax, &e);   // bmax in [2^(e-1), 2^e)
+          code = bmax > 0 ? static_cast<uint8_t>(std::clamp(e - 1 - 2 + 127, 0, 254)) : uint8_t{127};
+        }
+        scales[r * blocks + b] = code;
+        const double unit = nv ? static_cast<double>(fp8_e4m3fn_to_f32(code) / g) : fp8_e8m0fnu_to_f32(code);
+        for (int64_t i = 0; i < block; ++i) {
+          const uint8_t v = quantize_fp4(x[i], unit);
+          const int64_t k = b * block + i;
+          codes[r * in / 2 + k / 2] |= static_cast<uint8_t>(v << (4 * (k % 2)));
+        }
+      }
+  });
+  return q;
+}
+
 }  // namespace
+
+std::optional<Fp4Format> parse_fp4_format(const std::string& name) {
+  if (name == "nvfp4") return Fp4Format::nvfp4;
+  if (name == "mxfp4") return Fp4Format::mxfp4;
+  return std::nullopt;
+}
+
+QuantizedCheckpoint quantize_checkpoint_fp4(const ModelConfig& config, const TensorMap& weights, Fp4Format format,
+                                            bool all_projections) {
+  if (config.quantization || config.fp4) fail<ValueError>("quantize", "config", "an unquantized checkpoint", "one already quantized");
+  check_weights(config, weights, "quantize");
+  QuantizedCheckpoint out{config, weights};
+  Fp4Quantization q;
+  q.nv = format == Fp4Format::nvfp4;
+  if (all_projections) {
+    q.targets = {"Linear"};
+    q.ignore = {"lm_head", "re:.*mlp\\.gate$", "re:.*mlp\\.shared_expert_gate$", "re:.*linear_attn\\.in_proj_[ab]$"};
+  } else {
+    q.targets = {"re:.*mlp\\.experts\\.\\d+\\.(gate|up|down)_proj$"};
+  }
+  out.config.fp4 = q;
+  for (const WeightSpec& spec : weight_layout(config)) {
+    if (!stored_as_fp4(out.config, spec)) continue;
+    if (spec.shape[1] % q.block() != 0)
+      fail<ValueError>("quantize", spec.name, fmt::format("an input size that is a multiple of {}", q.block()),
+                       fmt::format("{}", spec.shape[1]));
+    Fp4Projection p = quantize_fp4_projection(weights.at(spec.name), q.nv);
+    out.weights[spec.name] = p.codes;
+    out.weights[fp4_scale_name(spec.name)] = p.scale;
+    if (p.global) out.weights[fp4_global_name(spec.name)] = *p.global;
+  }
+  return out;
+}
 
 Fp8Recipe parse_fp8_recipe(const std::string& name) {
   if (name == "fp8-block") return Fp8Recipe::block;

@@ -2,6 +2,7 @@
 // weight_scale_inv (dequantized weight = fp8 value * scale of its block or row).
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "model/llm/model_config.h"
@@ -33,6 +34,21 @@ struct QuantizedCheckpoint {
 // embeddings (embedding gathers bf16 rows; there is no lm_head tensor to quantize).
 QuantizedCheckpoint quantize_checkpoint(const ModelConfig& config, const TensorMap& weights, Fp8Recipe recipe,
                                         bool include_lm_head = false);
+
+// FP4 checkpoints in compressed-tensors' layout (fp4_checkpoint.h): "nvfp4" (e4m3 scales per 16 values, a global
+// scale per tensor) or "mxfp4" (e8m0 scales per 32).
+enum class Fp4Format { nvfp4, mxfp4 };
+std::optional<Fp4Format> parse_fp4_format(const std::string& name);   // nullopt for anything else
+
+// The routed experts' projections become FP4 (targets: a regex on mlp.experts.<e>.<proj>), or with
+// all_projections every projection (targets "Linear"; ignore lists lm_head, the routers and the hybrids' small
+// gates, which transformers and vLLM keep in high precision). NVFP4 as compressed-tensors quantizes: a global
+// divisor g = 448 * 6 / amax of the tensor, each block's scale e4m3(amax_block / 6 * g), values rounded to e2m1
+// of x / (scale / g) (nearest even, saturating). MXFP4 as the OCP MX format: each block's scale 2^(floor(log2
+// amax_block) - 2) as e8m0, values e2m1 of x / scale. An all-zero block gets scale 1 (e4m3) or 2^0. The weights are
+// checked against the config first; an already quantized config is a ValueError.
+QuantizedCheckpoint quantize_checkpoint_fp4(const ModelConfig& config, const TensorMap& weights, Fp4Format format,
+                                            bool all_projections = false);
 
 // The f32 [out, in] weight an FP8 projection stands for: weight * its scale, for block or rowwise scales
 // (the block size follows from the two shapes: 128 per scale entry, or whole rows for [out, 1]).

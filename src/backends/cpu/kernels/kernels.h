@@ -16,9 +16,9 @@
 
 namespace fourfold::cpu {
 
-// Element types of rows, GEMM operands and decode GEMV weights (fp8 only as GEMM operands and weights). The
-// one mapping from a dtype is backends/cpu/kernel_types.h.
-enum class RowType : int { f32 = 0, bf16 = 1, f16 = 2, e4m3 = 3, e5m2 = 4 };
+// Element types of rows, GEMM operands and decode GEMV weights (fp8 only as GEMM operands and weights; e2m1,
+// packed FP4 pairs, only as decode GEMV weights). The one mapping from a dtype is backends/cpu/kernel_types.h.
+enum class RowType : int { f32 = 0, bf16 = 1, f16 = 2, e4m3 = 3, e5m2 = 4, e2m1 = 5 };
 
 // Floats of each of softmax_stats's kept and shifts buffers for a chunk of n elements (one vector of slack).
 inline int64_t softmax_kept_floats(int64_t n) { return n + 16; }
@@ -179,7 +179,27 @@ struct GemvPlan {
   // as f32, element i of row m's line j at xw + m * xw_ld + j * 64 + gemv_pair_wide_slot(i) (null otherwise).
   const float* xw;
   int64_t xw_ld;
+  // FP4 weights (w_type e2m1: row n holds K/2 bytes of code pairs, core/fp4_blocks.h). The block of k has the
+  // scale code fp4_scale[n * fp4_scale_n_stride + (k / fp4_block) * fp4_scale_k_stride], worth
+  // fp4_scale_table[code] (e4m3fn, fp4_block 16, or e8m0fnu, 32); every output is times fp4_global. x is then
+  // laid out in groups of kGemvFp4Group (gemv_fp4_slot), fp4_x_ld floats per row (K rounded up to the group,
+  // zeros past K).
+  const uint8_t* fp4_scale;
+  int64_t fp4_scale_n_stride, fp4_scale_k_stride;
+  int fp4_block;
+  const float* fp4_scale_table;   // 256 floats
+  float fp4_global;
+  int64_t fp4_x_ld;
 };
+
+// The FP4 layout of the activations: each group of 32 elements (16 code bytes) holds its even elements, then its
+// odd ones, so that the low and the high nibbles of the codes each meet their activations in lane order without
+// a shuffle to interleave them.
+inline constexpr int64_t kGemvFp4Group = 32;
+constexpr int64_t gemv_fp4_slot(int64_t i) {
+  const int64_t g = i / kGemvFp4Group * kGemvFp4Group, t = i % kGemvFp4Group;
+  return g + (t % 2) * (kGemvFp4Group / 2) + t / 2;
+}
 
 // The pair layout of one 64-element line. The kernel turns 64 fp8 codes into bf16 by two byte lookups (high and
 // low bytes) and interleaves them within each 128-bit lane: the first vector of 32 bf16 holds codes 16L + t and

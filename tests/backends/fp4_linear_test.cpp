@@ -92,17 +92,24 @@ TEST(Fp4Linear, EveryCodeInEveryNibbleIsExact) {
     }
 }
 
+// A NaN scale code (e8m0 0xFF, e4m3 0x7F) makes its row's outputs NaN and no other: on the f32 route (f32 x) and
+// on the pair route (bf16 x), whose e4m3 scales are read as bits and watched for NaN codes.
 TEST(Fp4Linear, ANaNScaleGivesNaNAndOthersStayFinite) {
-  const int64_t k = 64, n = 8;
+  const int64_t k = 128, n = 8;
   const Tensor w = random_codes(n, k, 3);
-  Tensor scale = Tensor::full({n, k / 32}, 1.0, DType::f8_e8m0fnu);
-  static_cast<uint8_t*>(scale.data())[2 * 3 + 1] = 0xFF;   // row 3's second block
-  const Tensor x = testing::randn({1, k}, DType::f32, 4);
-  for (cpu::Isa isa : cpu::host_isas()) {
-    cpu::ScopedIsa level(isa);
-    const Tensor out = testing::under("dedicated", [&] { return scaled_linear(x, w, scale); });
-    for (int64_t c = 0; c < n; ++c) EXPECT_EQ(std::isnan(out.data_as<float>()[c]), c == 3) << cpu::isa_name(isa);
-  }
+  for (bool nv : {false, true})
+    for (DType xdt : {DType::f32, DType::bf16}) {
+      const int64_t blocks = k / (nv ? 16 : 32);
+      Tensor scale = Tensor::full({n, blocks}, 1.0, nv ? DType::f8_e4m3fn : DType::f8_e8m0fnu);
+      static_cast<uint8_t*>(scale.data())[blocks * 3 + 1] = nv ? 0x7F : 0xFF;   // row 3's second block
+      const Tensor x = testing::randn({1, k}, xdt, 4);
+      for (cpu::Isa isa : cpu::host_isas()) {
+        cpu::ScopedIsa level(isa);
+        const Tensor out = testing::under("dedicated", [&] { return scaled_linear(x, w, scale); }).to(DType::f32);
+        for (int64_t c = 0; c < n; ++c)
+          EXPECT_EQ(std::isnan(out.data_as<float>()[c]), c == 3) << cpu::isa_name(isa) << (nv ? " nvfp4 " : " mxfp4 ") << dtype_name(xdt);
+      }
+    }
 }
 
 TEST(Fp4Linear, BadArgumentsAreRefusedByName) {

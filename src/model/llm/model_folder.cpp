@@ -188,49 +188,98 @@ LoadedModel load_model_folder(const fs::path& dir, WeightResidency residency, co
   return m;
 }
 
-uint64_t write_model_folder(const fs::path& dir, const ModelConfig& config, const TensorMap& weights,
-                            uint64_t max_shard_bytes) {
-  check_weights(config, weights, "write_model_folder");
+namespace {
+
+// The writer of both: bytes_of(name) sizes the shards (a tensor's own bytes where they are at hand, else the
+// expected ones).
+uint64_t write_folder(const fs::path& dir, const ModelConfig& config, uint64_t max_shard_bytes,
+                      const std::function<TensorMap(int64_t layer)>& weights_of,
+                      const std::function<uint64_t(const std::string&)>& bytes_of) {
+  const std::map<std::string, ExpectedTensor> expected = expected_tensors(config);
+  // Each tensor's layer: its own, or (a scale) its weight's.
+  std::map<std::string, int64_t> layer_of;
+  for (const WeightSpec& spec : weight_layout(config)) {
+    layer_of[spec.name] = spec.layer;
+    for (const std::string& companion : {fp8_scale_name(spec.name), fp4_scale_name(spec.name), fp4_global_name(spec.name)})
+      layer_of[companion] = spec.layer;
+  }
+  // Shards: whole groups, a new shard when the next group would pass the limit.
+  std::vector<std::vector<std::string>> shards(1);
+  uint64_t shard_bytes = 0, total_bytes = 0;
+  for (const std::vector<std::string>& group : write_groups(config)) {
+    uint64_t bytes = 0;
+    for (const std::string& name : group) bytes += bytes_of(name);
+    if (shard_bytes > 0 && shard_bytes + bytes > max_shard_bytes) {
+      shards.emplace_back();
+      shard_bytes = 0;
+    }
+    shards.back().insert(shards.back().end(), group.begin(), group.end());
+    shard_bytes += bytes;
+    total_bytes += bytes;
+  }
+
   fs::create_directories(dir);
   remove_earlier_checkpoint(dir);
   const std::string config_text = model_config_to_json(config);
   write_text(dir / kConfigFile, config_text);
   uint64_t written = config_text.size();
-
-  // Shards: whole groups, a new shard when the next group would pass the limit.
-  std::vector<std::vector<std::pair<std::string, Tensor>>> shards(1);
-  uint64_t shard_bytes = 0, total_bytes = 0;
-  for (const std::vector<std::string>& group : write_groups(config)) {
-    uint64_t bytes = 0;
-    for (const std::string& name : group) bytes += weights.at(name).nbytes();
-    if (shard_bytes > 0 && shard_bytes + bytes > max_shard_bytes) {
-      shards.emplace_back();
-      shard_bytes = 0;
-    }
-    for (const std::string& name : group)
-      shards.back().push_back(config.fp4 ? compressed_tensors_entry(name, weights.at(name))
-                                         : std::pair<std::string, Tensor>{name, weights.at(name)});
-    shard_bytes += bytes;
-    total_bytes += bytes;
-  }
-
   const std::map<std::string, std::string> metadata = {{"format", "pt"}};   // transformers requires it
-  if (shards.size() == 1) {
-    write_safetensors(dir / kSingleFile, shards[0], metadata);
-    return written + fs::file_size(dir / kSingleFile);
-  }
+  const TensorMap outside = weights_of(-1);
+  TensorMap layer;
+  int64_t layer_index = -1;
   nlohmann::ordered_json index;
   index["metadata"] = {{"total_size", total_bytes}};
   index["weight_map"] = nlohmann::ordered_json::object();
   for (size_t i = 0; i < shards.size(); ++i) {
+    std::vector<std::pair<std::string, Tensor>> entries;
+    for (const std::string& name : shards[i]) {
+      const int64_t l = layer_of.at(name);
+      if (l >= 0 && l != layer_index) {
+        layer = TensorMap();   // the previous layer's tensors live on only in this shard's entries
+        layer = weights_of(l);
+        layer_index = l;
+      }
+      const TensorMap& part = l < 0 ? outside : layer;
+      const auto it = part.find(name);
+      const ExpectedTensor& e = expected.at(name);
+      if (it == part.end()) fail<FormatError>("write_model_folder", "tensor " + name, describe(e.shape, e.dtype), "missing");
+      if (it->second.shape() != e.shape || it->second.dtype() != e.dtype)
+        if (!(e.any_float && is_floating(it->second.dtype()) && it->second.shape() == e.shape))
+          fail<FormatError>("write_model_folder", "tensor " + name, describe(e.shape, e.dtype),
+                            describe(it->second.shape(), it->second.dtype()));
+      entries.push_back(config.fp4 ? compressed_tensors_entry(name, it->second)
+                                   : std::pair<std::string, Tensor>{name, it->second});
+    }
+    if (shards.size() == 1) {
+      write_safetensors(dir / kSingleFile, entries, metadata);
+      return written + fs::file_size(dir / kSingleFile);
+    }
     const std::string file = fmt::format("model-{:05d}-of-{:05d}.safetensors", i + 1, shards.size());
-    write_safetensors(dir / file, shards[i], metadata);
+    write_safetensors(dir / file, entries, metadata);
     written += fs::file_size(dir / file);
-    for (const auto& [name, tensor] : shards[i]) index["weight_map"][name] = file;
+    for (const auto& [name, tensor] : entries) index["weight_map"][name] = file;
   }
   const std::string index_text = index.dump(2) + "\n";
   write_text(dir / kIndexFile, index_text);
   return written + index_text.size();
+}
+
+}  // namespace
+
+uint64_t write_model_folder(const fs::path& dir, const ModelConfig& config, const TensorMap& weights,
+                            uint64_t max_shard_bytes) {
+  check_weights(config, weights, "write_model_folder");
+  return write_folder(dir, config, max_shard_bytes, [&](int64_t) { return weights; },
+                      [&](const std::string& name) { return static_cast<uint64_t>(weights.at(name).nbytes()); });
+}
+
+uint64_t write_model_folder_streamed(const fs::path& dir, const ModelConfig& config, uint64_t max_shard_bytes,
+                                     const std::function<TensorMap(int64_t layer)>& weights_of) {
+  const std::map<std::string, ExpectedTensor> expected = expected_tensors(config);
+  return write_folder(dir, config, max_shard_bytes, weights_of, [&](const std::string& name) {
+    const ExpectedTensor& e = expected.at(name);
+    return static_cast<uint64_t>(shape_numel(e.shape)) * dtype_size(e.dtype);
+  });
 }
 
 Tensor stacked_experts(const ModelConfig& config, const TensorMap& weights, int64_t layer,

@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -57,6 +58,14 @@ bool is_checkpoint_file_name(const std::string& name);
 
 uint64_t write_model_folder(const std::filesystem::path& dir, const ModelConfig& config, const TensorMap& weights,
                             uint64_t max_shard_bytes = uint64_t(4) << 30);
+
+// The same folder, byte for byte, for checkpoints larger than memory: the shards are planned from the config's
+// tensor sizes, and weights_of(layer) makes one layer's tensors (layer -1: those outside the layers) when the
+// writing reaches them, layers in order, each asked for once; a shard's tensors are let go once it is written.
+// Each tensor is checked against expected_tensors (FormatError naming it).
+uint64_t write_model_folder_streamed(const std::filesystem::path& dir, const ModelConfig& config,
+                                     uint64_t max_shard_bytes,
+                                     const std::function<TensorMap(int64_t layer)>& weights_of);
 
 // The [E, out, in] view of layer `layer`'s experts' `projection` ("gate_proj", "up_proj", "down_proj") in
 // `weights` (suffix "weight" or "weight_scale_inv"), without a copy when they lie back to back (as

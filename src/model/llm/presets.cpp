@@ -205,7 +205,25 @@ void require_memory_for_preset(const std::string& name, const ModelConfig& confi
                            "--layers N builds fewer");
 }
 
+namespace {
+
+TensorMap synthetic_weights_where(const ModelConfig& config, DType dtype, uint64_t seed,
+                                  const std::function<bool(const WeightSpec&)>& wanted);
+
+}  // namespace
+
 TensorMap synthetic_weights(const ModelConfig& config, DType dtype, uint64_t seed) {
+  return synthetic_weights_where(config, dtype, seed, [](const WeightSpec&) { return true; });
+}
+
+TensorMap synthetic_weights_of_layer(const ModelConfig& config, DType dtype, uint64_t seed, int64_t layer) {
+  return synthetic_weights_where(config, dtype, seed, [&](const WeightSpec& s) { return s.layer == layer; });
+}
+
+namespace {
+
+TensorMap synthetic_weights_where(const ModelConfig& config, DType dtype, uint64_t seed,
+                                  const std::function<bool(const WeightSpec&)>& wanted) {
   if (dtype != DType::bf16 && dtype != DType::f16 && dtype != DType::f32)
     fail<DTypeError>("make-model", "dtype", "bf16, f16 or f32 (fp8 is made by quantizing these)",
                      std::string(dtype_name(dtype)));
@@ -229,6 +247,7 @@ TensorMap synthetic_weights(const ModelConfig& config, DType dtype, uint64_t see
     return it->second.select(0, expert);
   };
   for (const WeightSpec& spec : weight_layout(config)) {
+    if (!wanted(spec)) continue;
     Tensor t = expert_slot(spec).value_or(Tensor());
     if (!t.defined()) t = Tensor::empty(spec.shape, dtype);
     const uint64_t s = tensor_seed(seed, spec.name);
@@ -269,5 +288,7 @@ TensorMap synthetic_weights(const ModelConfig& config, DType dtype, uint64_t see
   }
   return weights;
 }
+
+}  // namespace
 
 }  // namespace fourfold::model

@@ -32,5 +32,8 @@ void require_memory_for_preset(const std::string& name, const ModelConfig& confi
 //   outputs per layer, grows to about twice its input's variance over the whole stack (GPT-2's rule);
 //   RMSNorm weights 1 + U(-0.1, 0.1); embeddings ~ N(0, 1); lm_head ~ N(0, 1/H); biases ~ N(0, 0.02^2).
 TensorMap synthetic_weights(const ModelConfig& config, DType dtype, uint64_t seed);
+// The same tensors of one layer only (layer -1: those outside the layers: embeddings, final norm, lm_head), the
+// same values: each tensor's values follow from the seed and its name alone.
+TensorMap synthetic_weights_of_layer(const ModelConfig& config, DType dtype, uint64_t seed, int64_t layer);
 
 }  // namespace fourfold::model

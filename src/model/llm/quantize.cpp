@@ -105,11 +105,7 @@ std::optional<Fp4Format> parse_fp4_format(const std::string& name) {
   return std::nullopt;
 }
 
-QuantizedCheckpoint quantize_checkpoint_fp4(const ModelConfig& config, const TensorMap& weights, Fp4Format format,
-                                            bool all_projections) {
-  if (config.quantization || config.fp4) fail<ValueError>("quantize", "config", "an unquantized checkpoint", "one already quantized");
-  check_weights(config, weights, "quantize");
-  QuantizedCheckpoint out{config, weights};
+Fp4Quantization fp4_quantization(Fp4Format format, bool all_projections) {
   Fp4Quantization q;
   q.nv = format == Fp4Format::nvfp4;
   if (all_projections) {
@@ -118,17 +114,31 @@ QuantizedCheckpoint quantize_checkpoint_fp4(const ModelConfig& config, const Ten
   } else {
     q.targets = {"re:.*mlp\\.experts\\.\\d+\\.(gate|up|down)_proj$"};
   }
-  out.config.fp4 = q;
+  return q;
+}
+
+TensorMap quantize_fp4_tensors(const ModelConfig& config, TensorMap weights) {
   for (const WeightSpec& spec : weight_layout(config)) {
-    if (!stored_as_fp4(out.config, spec)) continue;
-    if (spec.shape[1] % q.block() != 0)
-      fail<ValueError>("quantize", spec.name, fmt::format("an input size that is a multiple of {}", q.block()),
+    const auto it = weights.find(spec.name);
+    if (it == weights.end() || !stored_as_fp4(config, spec)) continue;
+    if (spec.shape[1] % config.fp4->block() != 0)
+      fail<ValueError>("quantize", spec.name, fmt::format("an input size that is a multiple of {}", config.fp4->block()),
                        fmt::format("{}", spec.shape[1]));
-    Fp4Projection p = quantize_fp4_projection(weights.at(spec.name), q.nv);
-    out.weights[spec.name] = p.codes;
-    out.weights[fp4_scale_name(spec.name)] = p.scale;
-    if (p.global) out.weights[fp4_global_name(spec.name)] = *p.global;
+    Fp4Projection p = quantize_fp4_projection(it->second, config.fp4->nv);
+    it->second = p.codes;
+    weights[fp4_scale_name(spec.name)] = p.scale;
+    if (p.global) weights[fp4_global_name(spec.name)] = *p.global;
   }
+  return weights;
+}
+
+QuantizedCheckpoint quantize_checkpoint_fp4(const ModelConfig& config, const TensorMap& weights, Fp4Format format,
+                                            bool all_projections) {
+  if (config.quantization || config.fp4) fail<ValueError>("quantize", "config", "an unquantized checkpoint", "one already quantized");
+  check_weights(config, weights, "quantize");
+  QuantizedCheckpoint out{config, {}};
+  out.config.fp4 = fp4_quantization(format, all_projections);
+  out.weights = quantize_fp4_tensors(out.config, weights);
   return out;
 }
 

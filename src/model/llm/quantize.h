@@ -49,6 +49,11 @@ std::optional<Fp4Format> parse_fp4_format(const std::string& name);   // nullopt
 // checked against the config first; an already quantized config is a ValueError.
 QuantizedCheckpoint quantize_checkpoint_fp4(const ModelConfig& config, const TensorMap& weights, Fp4Format format,
                                             bool all_projections = false);
+// Its pieces, for checkpoints made a layer at a time: the quantization_config, and the tensors of `weights` (any
+// part of a checkpoint of `config`, whose fp4 is set) that it stores as FP4, replaced by their codes with their
+// scales added.
+Fp4Quantization fp4_quantization(Fp4Format format, bool all_projections);
+TensorMap quantize_fp4_tensors(const ModelConfig& config, TensorMap weights);
 
 // The f32 [out, in] weight an FP8 projection stands for: weight * its scale, for block or rowwise scales
 // (the block size follows from the two shapes: 128 per scale entry, or whole rows for [out, 1]).

@@ -81,16 +81,19 @@ def decode_linear():
         "op": "linear",
         "description": "Decode projections: y[M, N] = x[M, K] @ W[N, K]^T (+ b[N]) for every distinct weight "
                        "shape of the models below; M = 1 and 4 tokens, with and without bias; plus M = 1 with "
-                       "weight-only low precision (weight_only: x and weight dtypes, fp8 scale recipe).",
+                       "weight-only low precision (weight_only: x and weight dtypes, fp8 or fp4 scale recipe).",
         "generated_by": "scripts/make_suites.py",
         "dtypes": ["bf16"],
         "m": [1, 4],
         "bias": [False, True],
         # Weight-only low precision (M = 1, no bias): bf16 weights under f32 activations, and scaled_linear's
-        # fp8 weights with 128x128 block scales under bf16 activations (the decode GEMV's bandwidth case).
+        # fp8 weights with 128x128 block scales and fp4 weights (NVFP4, MXFP4) under bf16 activations (the decode
+        # GEMV's bandwidth case).
         "weight_only": [
             {"x": "float32", "weight": "bfloat16", "m": [1]},
             {"x": "bfloat16", "weight": "float8_e4m3fn", "recipe": "block_128x128", "m": [1]},
+            {"x": "bfloat16", "weight": "float4_e2m1fn_x2", "recipe": "nvfp4", "m": [1]},
+            {"x": "bfloat16", "weight": "float4_e2m1fn_x2", "recipe": "mxfp4", "m": [1]},
         ],
         "models": model_table(),
         "shapes": shapes,

@@ -14,10 +14,12 @@ DTYPES = {
     "float32": ("f32", 4), "float16": ("f16", 2), "bfloat16": ("bf16", 2), "float8_e4m3fn": ("fp8", 1),
     "float8_e5m2": ("e5m2", 1), "complex64": ("c64", 8), "int32": ("i32", 4), "int64": ("i64", 8),
     "bool": ("bool", 1), "float64": ("f64", 8),
+    "uint8": ("u8", 1), "float4_e2m1fn_x2": ("fp4x2", 1), "float8_e8m0fnu": ("e8m0", 1),
 }
 _ALIASES = {"fp8_e4m3fn": "float8_e4m3fn", "e4m3fn": "float8_e4m3fn", "e4m3": "float8_e4m3fn",
             "fp8_e5m2": "float8_e5m2", "float": "float32", "half": "float16"}
 FP8 = ("float8_e4m3fn", "float8_e5m2")
+FP4 = ("float4_e2m1fn_x2",)
 
 
 class SuiteError(ValueError):

@@ -172,7 +172,13 @@ void parse_linear(const Reader& r, const json& j, Suite& suite, const std::vecto
       if (r.has(list[i], "recipe"))
         w.recipe = r.choice<Fp8Recipe>(list[i]["recipe"], path + ".recipe",
                                        {{"tensorwise", Fp8Recipe::tensorwise}, {"rowwise", Fp8Recipe::rowwise},
-                                        {"block_128x128", Fp8Recipe::block_128x128}});
+                                        {"block_128x128", Fp8Recipe::block_128x128}, {"nvfp4", Fp8Recipe::nvfp4},
+                                        {"mxfp4", Fp8Recipe::mxfp4}});
+      const bool fp4_recipe = w.recipe == Fp8Recipe::nvfp4 || w.recipe == Fp8Recipe::mxfp4;
+      if (is_fp4(w.weight) != fp4_recipe && (is_fp4(w.weight) || is_fp8(w.weight)))
+        r.bad(path + ".recipe", is_fp4(w.weight) ? "nvfp4 or mxfp4 for a float4_e2m1fn_x2 weight"
+                                                  : "tensorwise, rowwise or block_128x128 for an fp8 weight",
+              list[i].contains("recipe") ? list[i]["recipe"] : json("tensorwise"));
       weight_only.push_back(std::move(w));
     }
   }
@@ -203,7 +209,7 @@ void parse_linear(const Reader& r, const json& j, Suite& suite, const std::vecto
         BenchCase c;
         c.name = describe_name(s);
         c.shape = fmt::format("x[{},{}] w[{},{}] {}{}", m, k, n, k, dtype_name(w.weight),
-                              is_fp8(w.weight) ? " " + std::string(fp8_recipe_name(w.recipe)) : std::string());
+                              is_fp8(w.weight) || is_fp4(w.weight) ? " " + std::string(fp8_recipe_name(w.recipe)) : std::string());
         c.dtype = w.x;
         c.params = LinearCase{m, n, k, false, w.weight, w.recipe};
         suite.cases.push_back(std::move(c));
@@ -437,6 +443,8 @@ std::string_view fp8_recipe_name(Fp8Recipe recipe) {
     case Fp8Recipe::tensorwise: return "tensorwise";
     case Fp8Recipe::rowwise: return "rowwise";
     case Fp8Recipe::block_128x128: return "block_128x128";
+    case Fp8Recipe::nvfp4: return "nvfp4";
+    case Fp8Recipe::mxfp4: return "mxfp4";
   }
   return "?";
 }

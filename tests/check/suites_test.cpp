@@ -49,9 +49,10 @@ TEST(Suites, DecodeLinearHas96DistinctShapesFromRealConfigs) {
   const Suite s = load_suite("decode-linear", dir());
   EXPECT_EQ(s.op, "linear");
   EXPECT_EQ(s.entries, 96);
-  // M = 1, 4; bias off, on; bf16; plus M = 1 weight-only: bf16 weights under f32 x, fp8 under bf16 x.
-  EXPECT_EQ(s.cases.size(), 96u * 2 * 2 + 96u * 2);
-  int64_t bf16_under_f32 = 0, fp8_blocks = 0;
+  // M = 1, 4; bias off, on; bf16; plus M = 1 weight-only: bf16 weights under f32 x, fp8, nvfp4 and mxfp4 under
+  // bf16 x.
+  EXPECT_EQ(s.cases.size(), 96u * 2 * 2 + 96u * 4);
+  int64_t bf16_under_f32 = 0, fp8_blocks = 0, nvfp4 = 0, mxfp4 = 0;
   for (const BenchCase& c : s.cases) {
     const auto& l = std::get<LinearCase>(c.params);
     if (!l.weight_dtype) continue;
@@ -59,9 +60,13 @@ TEST(Suites, DecodeLinearHas96DistinctShapesFromRealConfigs) {
     EXPECT_FALSE(l.bias);
     bf16_under_f32 += c.dtype == DType::f32 && l.weight_dtype == DType::bf16;
     fp8_blocks += c.dtype == DType::bf16 && l.weight_dtype == DType::f8_e4m3fn && l.recipe == Fp8Recipe::block_128x128;
+    nvfp4 += c.dtype == DType::bf16 && l.weight_dtype == DType::f4_e2m1fn_x2 && l.recipe == Fp8Recipe::nvfp4;
+    mxfp4 += c.dtype == DType::bf16 && l.weight_dtype == DType::f4_e2m1fn_x2 && l.recipe == Fp8Recipe::mxfp4;
   }
   EXPECT_EQ(bf16_under_f32, 96);
   EXPECT_EQ(fp8_blocks, 96);
+  EXPECT_EQ(nvfp4, 96);
+  EXPECT_EQ(mxfp4, 96);
   std::set<std::pair<int64_t, int64_t>> shapes;
   std::set<int64_t> vocabularies;
   auto find = [&](const std::string& name) -> const LinearCase* {
@@ -331,6 +336,17 @@ TEST(Suites, BadFilesNameTheFileAndTheField) {
       [&] { parse_suite(R"({"suite": "s", "op": "scaled_mm", "dtypes": ["bf16"], "recipes": ["rowwise"], "m": [1],
                            "shapes": [{"n": 8, "k": 8, "model": "a", "projection": "q"}]})", src); },
       {"bad.json", "field 'dtypes[0]'", "FP8"}));
+  // A weight-only row's recipe must be its weight's: nvfp4 / mxfp4 for FP4, an FP8 recipe for FP8.
+  const auto weight_only = [&](const char* weight, const char* recipe) {
+    return parse_suite(fmt::format(R"({{"suite": "s", "op": "linear", "dtypes": ["bf16"], "m": [1], "bias": [false],
+                           "weight_only": [{{"x": "bfloat16", "weight": "{}", "recipe": "{}", "m": [1]}}],
+                           "shapes": [{{"n": 64, "k": 64, "model": "a", "projection": "q"}}]}})", weight, recipe), src);
+  };
+  EXPECT_TRUE(throws_with<FormatError>([&] { weight_only("float4_e2m1fn_x2", "tensorwise"); },
+                                       {"bad.json", "weight_only[0].recipe", "nvfp4 or mxfp4"}));
+  EXPECT_TRUE(throws_with<FormatError>([&] { weight_only("float8_e4m3fn", "nvfp4"); },
+                                       {"bad.json", "weight_only[0].recipe", "block_128x128"}));
+  EXPECT_EQ(weight_only("float4_e2m1fn_x2", "mxfp4").cases.size(), 2u);   // the plain row and the FP4 one
 }
 
 // A list entry that is not an object (a number where a case belongs) is a FormatError naming the entry, never an

@@ -314,10 +314,18 @@ void run(const RunOptions& o, bool sampling_set) {
   const model::ModelWeights& w = decoder.weights();
 
   fmt::print("model: {}\n", description);
-  fmt::print("weights {}, activations {} ({}), kv cache {} ({}), threads {}, policy {}\n",
-             dtype_name(w.layers.empty()          ? w.embed_tokens.dtype()
-                        : w.layers[0].linear ? w.layers[0].linear->qkv.weight.dtype()   // a hybrid's first layer
-                                             : w.layers[0].attention.q.weight.dtype()),
+  // The first layer's first projection names the weights' dtype; a quantized checkpoint's routed experts may differ.
+  std::string weights_text(dtype_name(w.layers.empty()          ? w.embed_tokens.dtype()
+                                      : w.layers[0].linear ? w.layers[0].linear->qkv.weight.dtype()   // a hybrid's first layer
+                                                           : w.layers[0].attention.q.weight.dtype()));
+  for (const model::LayerWeights& l : w.layers)
+    if (l.moe && l.moe->experts.gate.dtype() != DType::bf16 && std::string(dtype_name(l.moe->experts.gate.dtype())) != weights_text) {
+      const DType e = l.moe->experts.gate.dtype();
+      const char* format = !is_fp4(e) ? "" : l.moe->experts.gate_scale->dtype() == DType::f8_e8m0fnu ? " (MXFP4)" : " (NVFP4)";
+      weights_text += fmt::format(", routed experts {}{}", dtype_name(e), format);
+      break;
+    }
+  fmt::print("weights {}, activations {} ({}), kv cache {} ({}), threads {}, policy {}\n", weights_text,
              dtype_name(act), dtypes.activation_from, dtype_name(kv), dtypes.kv_cache_from, num_threads(),
              policy.to_string().empty() ? "none: the fastest tier per op" : policy.to_string());
   fmt::print("prefill: {} tokens in {:.3f} s = {:.1f} tokens/s{}\n", prompt_tokens, g.prefill_seconds, prefill_tps,

@@ -1,5 +1,6 @@
 """F.linear: the linear suites (decode-linear, prefill-linear), bias or none, and weight-only rows whose
-weight is stored in another dtype (those have no PyTorch op: counted skips)."""
+weight is stored in another dtype (those have no PyTorch op: counted skips; FP4 rows none in fourfold's torch ops
+either)."""
 
 import math
 
@@ -8,10 +9,10 @@ import torch.nn.functional as F
 
 from ..op_calls import Unsupported, bench_tensor, uniform_tensor
 from ..op_cost import OpCost
-from ..suites import FP8, describe, dtype_size
+from ..suites import FP4, FP8, describe, dtype_size
 
 SUITE = "linear"
-_RECIPES = ("tensorwise", "rowwise", "block_128x128")
+_RECIPES = ("tensorwise", "rowwise", "block_128x128", "nvfp4", "mxfp4")
 
 
 def read(r, j, add, dtypes):
@@ -34,13 +35,14 @@ def read(r, j, add, dtypes):
                         dict(m=m, n=n, k=k, bias=bias, weight_dtype=None, recipe="tensorwise"))
         for x_dt, w_dt, recipe, wms in weight_only:
             for m in wms:
-                add("linear", describe(s), f"x[{m},{k}] w[{n},{k}] {w_dt}" + (f" {recipe}" if w_dt in FP8 else ""),
+                add("linear", describe(s), f"x[{m},{k}] w[{n},{k}] {w_dt}" + (f" {recipe}" if w_dt in FP8 + FP4 else ""),
                     x_dt, dict(m=m, n=n, k=k, bias=False, weight_dtype=w_dt, recipe=recipe))
 
 
 def weight_scale_shape(p):
     n, k = p["n"], p["k"]
-    return {"tensorwise": [1], "rowwise": [n, 1], "block_128x128": [(n + 127) // 128, (k + 127) // 128]}[p["recipe"]]
+    return {"tensorwise": [1], "rowwise": [n, 1], "block_128x128": [(n + 127) // 128, (k + 127) // 128],
+            "nvfp4": [n, k // 16], "mxfp4": [n, k // 32]}[p["recipe"]]
 
 
 def _fp8_inputs(c, mk):
@@ -63,6 +65,9 @@ def _dequantized(w, s, p):
 def call(c, mk):
     p = c.p
     wdt = p["weight_dtype"] or c.dtype
+    if wdt in FP4:
+        raise Unsupported(f"FP4 rows run in fourfold's own check (no PyTorch op for a {wdt} weight with {p['recipe']} "
+                          "scales, nor a torch.ops.fourfold one yet)")
     x = mk.t([p["m"], p["k"]])
     b = mk.t([p["n"]], 2) if p["bias"] else None
     if wdt in FP8:
@@ -80,6 +85,8 @@ def call(c, mk):
 def fourfold_call(c, mk):
     p = c.p
     wdt = p["weight_dtype"] or c.dtype
+    if wdt in FP4:
+        raise Unsupported(f"no torch.ops.fourfold op takes a {wdt} weight yet")
     x = mk.t([p["m"], p["k"]])
     b = mk.t([p["n"]], 2) if p["bias"] else None
     if wdt in FP8:
@@ -93,5 +100,7 @@ def cost(c, s):
     p = c.p
     m, n, k = p["m"], p["n"], p["k"]
     wdt = p["weight_dtype"] or c.dtype
-    scales = 4.0 * math.prod(weight_scale_shape(p)) if wdt in FP8 else 0.0
-    return OpCost((m * k + (n if p["bias"] else 0)) * s + n * k * dtype_size(wdt) + scales, m * n * s, 2.0 * m * n * k)
+    scales = (4.0 * math.prod(weight_scale_shape(p)) if wdt in FP8
+              else math.prod(weight_scale_shape(p)) + (4.0 if p["recipe"] == "nvfp4" else 0.0) if wdt in FP4 else 0.0)
+    weight = n * k * (0.5 if wdt in FP4 else dtype_size(wdt))
+    return OpCost((m * k + (n if p["bias"] else 0)) * s + weight + scales, m * n * s, 2.0 * m * n * k)

@@ -1,5 +1,6 @@
 // linear: x [m, k] @ weight [n, k]^T (+ bias [n]) from the linear suites (check/suites.h, LinearCase); an FP8
-// weight goes through scaled_linear with a weight scale of the case's recipe.
+// weight goes through scaled_linear with a weight scale of the case's recipe, an FP4 one (float4_e2m1fn_x2
+// [n, k/2]) with its NVFP4 or MXFP4 block scales.
 #include <cmath>
 
 #include "check/op_cases/op_case.h"
@@ -8,14 +9,24 @@
 namespace fourfold {
 namespace {
 
-// scaled_linear's weight scale for an fp8 weight [n, k]: [1] tensorwise, [n, 1] rowwise, [n/128, k/128] blocks.
+// scaled_linear's weight scale for an fp8 weight [n, k]: [1] tensorwise, [n, 1] rowwise, [n/128, k/128] blocks;
+// for an fp4 one, a byte per 16 (nvfp4) or 32 (mxfp4) values of a row.
 Shape weight_scale_shape(const LinearCase& l) {
   switch (l.recipe) {
     case Fp8Recipe::tensorwise: return {1};
     case Fp8Recipe::rowwise: return {l.n, 1};
     case Fp8Recipe::block_128x128: return {(l.n + 127) / 128, (l.k + 127) / 128};
+    case Fp8Recipe::nvfp4: return {l.n, l.k / 16};
+    case Fp8Recipe::mxfp4: return {l.n, l.k / 32};
   }
   return {1};
+}
+
+// Random e2m1 codes [n, k/2] (every code as likely), from the case's seed.
+Tensor fp4_codes(int64_t n, int64_t k, uint64_t seed) {
+  Tensor w = Tensor::empty({n, k / 2}, DType::u8);
+  w.fill_uniform(seed, 0.0, 256.0);   // truncated to integers 0..255
+  return w.view_dtype(DType::f4_e2m1fn_x2);
 }
 
 }  // namespace
@@ -30,6 +41,16 @@ FOURFOLD_OP_CASES(linear) {
         const double w_scale = 1.0 / std::sqrt(static_cast<double>(l.k));
         OptTensor b;
         if (l.bias) b = in({l.n}, 2);
+        if (is_fp4(wdt)) {
+          // e2m1 values of a few units; the block scales bring a row to about 1 / sqrt(k), the global one to 1.
+          const bool nv = l.recipe == Fp8Recipe::nvfp4;
+          const Tensor w = fp4_codes(l.n, l.k, in.seed() + 1);
+          Tensor s = Tensor::empty(weight_scale_shape(l), nv ? DType::f8_e4m3fn : DType::f8_e8m0fnu);
+          s.fill_uniform(in.seed() + 3, 0.2 * w_scale, 0.6 * w_scale);
+          OptTensor g;
+          if (nv) g = Tensor::full({1}, 1.0, DType::f32);
+          return [x, w, s, b, g] { return scaled_linear(x, w, s, b, g); };
+        }
         if (is_fp8(wdt)) {
           // FP8 weights stay FP8 for the oracle too; values of a few units, the scale brings them back.
           Tensor w = bench_tensor({l.n, l.k}, wdt, in.seed() + 1, 64.0);
@@ -45,8 +66,10 @@ FOURFOLD_OP_CASES(linear) {
         const LinearCase& l = case_params<LinearCase>(c);
         const double m = l.m, n = l.n, k = l.k, s = element_size(c);
         const DType wdt = l.weight_dtype.value_or(c.dtype);
-        const double ws = static_cast<double>(dtype_size(wdt));
-        const double scales = is_fp8(wdt) ? 4.0 * numel(weight_scale_shape(l)) : 0.0;
+        const double ws = is_fp4(wdt) ? 0.5 : static_cast<double>(dtype_size(wdt));
+        const double scales = is_fp8(wdt)   ? 4.0 * numel(weight_scale_shape(l))
+                              : is_fp4(wdt) ? numel(weight_scale_shape(l)) + (l.recipe == Fp8Recipe::nvfp4 ? 4.0 : 0.0)
+                                            : 0.0;
         return OpCost{(m * k + (l.bias ? n : 0.0)) * s + n * k * ws + scales, m * n * s, 2.0 * m * n * k};
       },
       .sweep = {{"x[5,64] w[48,64] b[48]", [](SweepInputs& in) {

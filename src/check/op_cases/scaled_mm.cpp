@@ -12,6 +12,7 @@ Shape scale_a_shape(const Fp8LinearCase& f) {
     case Fp8Recipe::tensorwise: return {1};
     case Fp8Recipe::rowwise: return {f.m, 1};
     case Fp8Recipe::block_128x128: return {f.m, (f.k + 127) / 128};
+    case Fp8Recipe::nvfp4: case Fp8Recipe::mxfp4: break;   // the fp8 suite has no FP4 recipes
   }
   return {1};
 }
@@ -20,6 +21,7 @@ Shape scale_b_shape(const Fp8LinearCase& f) {
     case Fp8Recipe::tensorwise: return {1};
     case Fp8Recipe::rowwise: return {1, f.n};
     case Fp8Recipe::block_128x128: return {(f.k + 127) / 128, (f.n + 127) / 128};
+    case Fp8Recipe::nvfp4: case Fp8Recipe::mxfp4: break;
   }
   return {1};
 }

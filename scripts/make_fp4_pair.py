@@ -42,6 +42,20 @@ def mxfp4_blocks(packed: np.ndarray, scales: np.ndarray) -> np.ndarray:
     return blocks.reshape(out, -1)
 
 
+E2M1 = np.array([0, 0.5, 1, 1.5, 2, 3, 4, 6, -0.0, -0.5, -1, -1.5, -2, -3, -4, -6], dtype=np.float64)
+
+
+def check_same_values(gguf, blocks: np.ndarray, packed: np.ndarray, scales: np.ndarray):
+    """GGML's own dequantization of the blocks must give compressed-tensors' values of the same codes."""
+    ours = np.empty((packed.shape[0], packed.shape[1] * 2))
+    ours[:, 0::2] = E2M1[packed & 0xF]
+    ours[:, 1::2] = E2M1[packed >> 4]
+    ours *= np.repeat(np.ldexp(1.0, scales.astype(np.int64) - 127), 32, axis=1)
+    theirs = gguf.quants.dequantize(blocks, gguf.GGMLQuantizationType.MXFP4).astype(np.float64)
+    if not np.array_equal(ours, theirs.reshape(ours.shape)):
+        raise SystemExit("GGML's MXFP4 blocks do not decode to the folder's values")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bf16-gguf", required=True)
@@ -84,6 +98,8 @@ def main():
                 base = base.replace("model.language_model.", "model.")
                 packed, scales = get(base + "_packed"), get(base + "_scale")
             rows.append(mxfp4_blocks(packed, scales))
+            if e == 0:
+                check_same_values(gguf, rows[-1], packed, scales)
         data = np.stack(rows)
         writer.add_tensor_info(t.name, data.shape, data.dtype, data.nbytes, gguf.GGMLQuantizationType.MXFP4)
         datas.append(data)

@@ -17,6 +17,7 @@ void register_make_model(CLI::App& app) {
   static std::string preset, out, dtype = "bf16";
   static uint64_t seed = 0;
   static int64_t layers = 0;
+  static bool all_projections = false;
   static double shard_mib = double(model::kDefaultMaxShardBytes >> 20);
   cmd->add_option("--preset", preset,
                   "tiny-moe, tiny-qwen3, tiny-llama, small-moe, qwen3-30b-a3b, the hybrids tiny-hybrid and "
@@ -29,6 +30,8 @@ void register_make_model(CLI::App& app) {
                   "compressed-tensors layout); a VAE: f32 or bf16")
       ->check(CLI::IsMember({"bf16", "fp8", "nvfp4", "mxfp4", "f32"}));
   cmd->add_option("--seed", seed, "weights seed");
+  cmd->add_flag("--all-projections", all_projections,
+                "with --dtype nvfp4 / mxfp4: every projection in FP4, not only the routed experts");
   cmd->add_option("--layers", layers, "number of layers (default: the preset's)")->check(CLI::Range(1, 1000));
   cmd->add_option("--max-shard-mib", shard_mib, "shard the safetensors above this size")->check(finite_in(1e-3, 1e9));
   cmd->callback([] {
@@ -52,7 +55,7 @@ void register_make_model(CLI::App& app) {
     if (dtype == "f32") fail<ValueError>("make-model", "--dtype", "bf16, fp8, nvfp4 or mxfp4 for a decoder preset", dtype);
     const auto w = model::make_model(preset, folder.staging(), dtype, seed,
                                      layers > 0 ? std::optional<int64_t>(layers) : std::nullopt,
-                                     static_cast<uint64_t>(shard_mib * 1048576.0));
+                                     static_cast<uint64_t>(shard_mib * 1048576.0), all_projections);
     folder.commit();
     fmt::print("make-model: wrote {} ({} {}, {} layers, {} parameters, {} bytes = {:.1f} MiB)\n", out, preset,
                dtype, w.config.num_hidden_layers, w.parameters, w.bytes, w.bytes / 1048576.0);

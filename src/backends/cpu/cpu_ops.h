@@ -71,7 +71,7 @@ Tensor activations_f32(const Tensor& x);
 // The GEMV's x_exp2 for e4m3 weights over these activations (linear_decode.cpp says why): the power of two they
 // are multiplied by before the GEMV reads them.
 int e4m3_activation_exponent(const float* x, int64_t count);
-// FP4 weights on the decode GEMV (fp4_gemv.cpp): the activation rows [m, k] (f32, contiguous) in the layout the
+// FP4 weights on the decode GEMV (fp4_weights.cpp): the activation rows [m, k] (f32, contiguous) in the layout the
 // kernel wants (kernels.h, gemv_fp4_slot; K rounded up to kGemvFp4Group, zeros past it), and the plan's weight
 // fields for the 2-D FP4 weight [N, K/2] with its block scale [N, K/block] and global scale (or null).
 Tensor fp4_activations(const float* x, int64_t m, int64_t k);

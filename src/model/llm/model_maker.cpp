@@ -16,9 +16,10 @@
 namespace fourfold::model {
 namespace {
 
+// Elements of the weights (FP4 pairs counted as two, scales included).
 uint64_t parameter_count(const TensorMap& weights) {
   uint64_t n = 0;
-  for (const auto& [name, t] : weights) n += static_cast<uint64_t>(t.numel());
+  for (const auto& [name, t] : weights) n += static_cast<uint64_t>(t.numel()) * (is_fp4(t.dtype()) ? 2 : 1);
   return n;
 }
 
@@ -48,9 +49,10 @@ void require_room_to_stream(const std::string& preset, const ModelConfig& plain,
 }  // namespace
 
 WrittenModel make_model(const std::string& preset, const std::filesystem::path& out, const std::string& dtype,
-                        uint64_t seed, std::optional<int64_t> layers, uint64_t max_shard_bytes) {
+                        uint64_t seed, std::optional<int64_t> layers, uint64_t max_shard_bytes, bool all_projections) {
   const std::optional<Fp4Format> fp4 = parse_fp4_format(dtype);
   if (dtype != "bf16" && dtype != "fp8" && !fp4) fail<ValueError>("make-model", "--dtype", "bf16, fp8, nvfp4 or mxfp4", dtype);
+  if (all_projections && !fp4) fail<ValueError>("make-model", "--all-projections", "--dtype nvfp4 or mxfp4", dtype);
   if (layers && *layers < 1) fail<ValueError>("make-model", "--layers", "at least 1", std::to_string(*layers));
   ModelConfig config = preset_config(preset, layers);
   config.torch_dtype = DType::bf16;
@@ -63,7 +65,7 @@ WrittenModel make_model(const std::string& preset, const std::filesystem::path& 
   }
   // bf16 and FP4 a layer at a time (the full-size presets do not fit in memory as bf16): the same bytes.
   const ModelConfig plain = config;
-  if (fp4) config.fp4 = fp4_quantization(*fp4, false);
+  if (fp4) config.fp4 = fp4_quantization(*fp4, all_projections);
   require_room_to_stream(preset, plain, config, out, max_shard_bytes);
   WrittenModel w{config, 0, 0, {}};
   w.bytes = write_model_folder_streamed(out, config, max_shard_bytes, [&](int64_t layer) {

@@ -49,6 +49,16 @@ configs = {
                           "vocab_size": 10, "rope_scaling": {"rope_type": "llama3", "factor": 8.0,
                                                              "low_freq_factor": 1.0, "high_freq_factor": 4.0,
                                                              "original_max_position_embeddings": 8192}},
+    # compressed-tensors FP4: NVFP4 over every Linear but lm_head and the routers, MXFP4 over the experts by regex.
+    "config_moe_nvfp4.json": {**base, "quantization_config": {
+        "quant_method": "compressed-tensors", "format": "nvfp4-pack-quantized", "quantization_status": "compressed",
+        "config_groups": {"group_0": {"targets": ["Linear"], "input_activations": None,
+                                      "weights": {"num_bits": 4, "type": "float", "group_size": 16}}},
+        "ignore": ["lm_head", "re:.*mlp\\.gate$"]}},
+    "config_moe_mxfp4.json": {**base, "quantization_config": {
+        "quant_method": "compressed-tensors", "format": "mxfp4-pack-quantized",
+        "config_groups": {"group_0": {"targets": ["re:.*mlp\\.experts\\.\\d+\\.(gate|up|down)_proj$"],
+                                      "weights": {"num_bits": 4, "type": "float", "group_size": 32}}}}},
     "config_qwen2_row.json": {"model_type": "qwen2", "hidden_size": 64, "intermediate_size": 128,
                               "num_hidden_layers": 1, "num_attention_heads": 4, "vocab_size": 10,
                               "torch_dtype": "float16", "quantization_config": {"quant_method": "fp8"}},

@@ -20,15 +20,20 @@ inline int64_t fp4_block_size(DType scale_dtype) { return scale_dtype == DType::
 // The scale code's value (e4m3fn or e8m0fnu; NaN codes give NaN).
 float fp4_scale_value(DType scale_dtype, uint8_t code);
 
-// Element (n, k) of weight (2-D [N, K/2], any strides) with its scale [N, K/block] and global ([] or [1] f32, or
-// null), in double: exact.
-double fp4_weight_at(const Tensor& weight, const Tensor& scale, const Tensor* global, int64_t n, int64_t k);
+// The code of element k of a row of packed pairs whose bytes lie `stride` bytes apart.
+inline uint8_t fp4_code(const uint8_t* row, int64_t stride, int64_t k) {
+  return static_cast<uint8_t>(row[(k / 2) * stride] >> (4 * (k % 2)));
+}
 
-// Rows [n0, n0 + count) as f32 into out[count, K] (contiguous): e2m1 * scale exactly, times the global scale
-// rounded once.
-void fp4_rows_f32(const Tensor& weight, const Tensor& scale, const Tensor* global, int64_t n0, int64_t count, float* out);
+// The global scale as a float: element `index` of `global` (a one-element tensor, or one per expert), 1 when null.
+float fp4_global_value(const Tensor* global, int64_t index = 0);
 
-// The global scale as a float (1 when null).
-float fp4_global_value(const Tensor* global);
+// Element (n, k) of weight [N, K/2] with its scale [N, K/block], or of expert e of [E, N, K/2] with [E, N, K/block]
+// (e = 0 for the 2-D ones), any strides, times `global`, in double: exact.
+double fp4_weight_at(const Tensor& weight, const Tensor& scale, float global, int64_t e, int64_t n, int64_t k);
+
+// Rows [n0, n0 + count) of a 2-D weight as f32 into out[count, K] (contiguous): e2m1 * scale exactly, times the
+// global scale rounded once.
+void fp4_rows_f32(const Tensor& weight, const Tensor& scale, float global, int64_t n0, int64_t count, float* out);
 
 }  // namespace fourfold

@@ -37,7 +37,7 @@ TensorMap dequantized_twin(const ModelConfig& config, const TensorMap& q, ModelC
     OptTensor global;
     if (q.count(fp4_global_name(spec.name))) global = fp4_global_multiplier(q.at(fp4_global_name(spec.name))).view({});
     Tensor w = Tensor::empty(spec.shape, DType::f32);
-    fp4_rows_f32(codes, scale, global ? &*global : nullptr, 0, spec.shape[0], w.data_as<float>());
+    fp4_rows_f32(codes, scale, fp4_global_value(global ? &*global : nullptr), 0, spec.shape[0], w.data_as<float>());
     twin[spec.name] = w;
     twin.erase(fp4_scale_name(spec.name));
     twin.erase(fp4_global_name(spec.name));
@@ -111,7 +111,7 @@ TEST(Fp4Quantize, ValuesAreWithinTheirBlocksRounding) {
       for (int64_t k = 0; k < in; ++k) {
         const double unit = fp4_scale_value(scale.dtype(), static_cast<const uint8_t*>(scale.data())[r * (in / block) + k / block]) *
                             fp4_global_value(global ? &*global : nullptr);
-        const double x = original[r * in + k], y = fp4_weight_at(q.weights.at(name), scale, global ? &*global : nullptr, r, k);
+        const double x = original[r * in + k], y = fp4_weight_at(q.weights.at(name), scale, fp4_global_value(global ? &*global : nullptr), 0, r, k);
         const double a = std::fabs(x) / unit;
         const double bound = (a <= 2 ? 0.25 : a <= 4 ? 0.5 : a <= 6 ? 1.0 : a - 6) * unit * 1.001;
         if (std::fabs(x - y) > bound && bad++ < 3) ADD_FAILURE() << name << " [" << r << ", " << k << "] " << x << " vs " << y;

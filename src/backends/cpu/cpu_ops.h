@@ -73,9 +73,9 @@ Tensor activations_f32(const Tensor& x);
 int e4m3_activation_exponent(const float* x, int64_t count);
 // FP4 weights on the decode GEMV (fp4_weights.cpp): the activation rows [m, k] (f32, contiguous) in the layout the
 // kernel wants (kernels.h, gemv_fp4_slot; K rounded up to kGemvFp4Group, zeros past it), and the plan's weight
-// fields for the 2-D FP4 weight [N, K/2] with its block scale [N, K/block] and global scale (or null).
+// fields for the 2-D FP4 weight [N, K/2] with its block scale [N, K/block] and global scale.
 Tensor fp4_activations(const float* x, int64_t m, int64_t k);
-void plan_fp4_weight(GemvPlan& plan, const Tensor& weight, const Tensor& scale, const Tensor* global,
+void plan_fp4_weight(GemvPlan& plan, const Tensor& weight, const Tensor& scale, float global,
                      const Tensor& activations);
 // The B operand packer of an FP4 weight for the prefill GEMM (B = weight^T, [K, N]): each panel's elements
 // dequantized as they are packed, never through a dequantized copy of the weight. `source` must outlive the

@@ -43,8 +43,7 @@ void pack_fp4(const void* source, int64_t k0, int64_t kc, int64_t n0, int64_t nc
       const uint8_t* srow = scales + n * scale.stride(0);
       for (int64_t kk = 0; kk < kc; ++kk) {
         const int64_t k = k0 + kk;
-        const auto code = static_cast<uint8_t>(row[(k / 2) * w.stride(1)] >> (4 * (k % 2)));
-        panel[kk * nr + j] = fp4_e2m1_to_f32(code) * table[srow[(k / block) * scale.stride(1)]] * global;
+        panel[kk * nr + j] = fp4_e2m1_to_f32(fp4_code(row, w.stride(1), k)) * table[srow[(k / block) * scale.stride(1)]] * global;
       }
     }
   }
@@ -61,7 +60,7 @@ Tensor fp4_activations(const float* x, int64_t m, int64_t k) {
   return out;
 }
 
-void plan_fp4_weight(GemvPlan& p, const Tensor& weight, const Tensor& scale, const Tensor* global,
+void plan_fp4_weight(GemvPlan& p, const Tensor& weight, const Tensor& scale, float global,
                      const Tensor& activations) {
   p.x = activations.data_as<const float>();
   p.fp4_x_ld = (p.k + kGemvFp4Group - 1) / kGemvFp4Group * kGemvFp4Group;
@@ -73,7 +72,7 @@ void plan_fp4_weight(GemvPlan& p, const Tensor& weight, const Tensor& scale, con
   p.fp4_scale_k_stride = scale.stride(1);
   p.fp4_block = static_cast<int>(fp4_block_size(scale.dtype()));
   p.fp4_scale_table = scale_table(scale.dtype());
-  p.fp4_global = fp4_global_value(global);
+  p.fp4_global = global;
 }
 
 PanelPacker fp4_panel_packer(const Fp4PanelSource& source) { return {&pack_fp4, nullptr, &source}; }

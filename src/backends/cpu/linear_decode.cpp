@@ -8,6 +8,7 @@
 
 #include "backends/cpu/cpu_ops.h"
 #include "backends/cpu/float_rows.h"
+#include "core/fp4_blocks.h"
 #include "fourfold/parallel.h"
 
 namespace fourfold::cpu {
@@ -104,7 +105,7 @@ void linear_decode(const LinearArgs& a, const GemvPieces& gemv) {
   Tensor fp4_x;
   if (is_fp4(a.weight.dtype())) {
     fp4_x = fp4_activations(p.x, m, k);
-    plan_fp4_weight(p, a.weight, *a.weight_scale, a.global_scale, fp4_x);
+    plan_fp4_weight(p, a.weight, *a.weight_scale, fp4_global_value(a.global_scale), fp4_x);
     plan_epilogue(p, a.bias, a.out);
     return run_gemv(p, gemv);
   }

@@ -22,6 +22,7 @@
 #include "backends/cpu/cpu_ops.h"
 #include "backends/cpu/cpu_registration.h"
 #include "backends/cpu/float_rows.h"
+#include "core/fp4_blocks.h"
 #include "fourfold/dtype.h"
 #include "fourfold/parallel.h"
 
@@ -101,8 +102,7 @@ GemvPlan stream_plan(const Tensor& w, const Tensor* scale, const Tensor* global,
   p.out_type = RowType::f32;
   p.out_m_stride = out_ld, p.out_n_stride = 1;
   if (is_fp4(w.dtype())) {
-    const Tensor ge = global == nullptr ? Tensor() : global->select(0, e);
-    plan_fp4_weight(p, w.select(0, e), scale->select(0, e), global == nullptr ? nullptr : &ge, *x.fp4_rows);
+    plan_fp4_weight(p, w.select(0, e), scale->select(0, e), fp4_global_value(global, e), *x.fp4_rows);
     p.x += r * x.fp4_ld;
     return p;
   }

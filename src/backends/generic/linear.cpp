@@ -3,6 +3,7 @@
 #include "backends/generic/generic.h"
 #include "backends/generic/generic_registration.h"
 #include "backends/generic/primitives.h"
+#include "core/fp4_blocks.h"
 
 namespace fourfold::generic {
 namespace {
@@ -14,7 +15,7 @@ void linear(const LinearArgs& a) {
   if (m == 0 || n == 0) return;
   const Tensor x = to_f32(a.x);
   // An fp8 weight is dequantized into an f32 copy in memory first, as a graph lowering does.
-  const Tensor w = is_fp4(a.weight.dtype()) ? dequantize_fp4_f32(a.weight, *a.weight_scale, a.global_scale)
+  const Tensor w = is_fp4(a.weight.dtype()) ? dequantize_fp4_f32(a.weight, *a.weight_scale, fp4_global_value(a.global_scale))
                    : a.weight_scale == nullptr ? to_f32(a.weight)
                                                : dequantize_f32(a.weight, *a.weight_scale, a.weight_recipe);
   Tensor product = empty_f32({m, n});

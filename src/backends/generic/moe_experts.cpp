@@ -8,6 +8,7 @@
 #include "backends/generic/generic.h"
 #include "backends/generic/generic_registration.h"
 #include "backends/generic/primitives.h"
+#include "core/fp4_blocks.h"
 #include "fourfold/parallel.h"
 
 namespace fourfold::generic {
@@ -15,10 +16,7 @@ namespace {
 
 Tensor expert_f32(const Tensor& w, const Tensor* scale, const Tensor* global, int64_t e) {
   const Tensor we = w.select(0, e);
-  if (is_fp4(w.dtype())) {
-    const Tensor ge = global == nullptr ? Tensor() : global->select(0, e);
-    return dequantize_fp4_f32(we, scale->select(0, e), global == nullptr ? nullptr : &ge);
-  }
+  if (is_fp4(w.dtype())) return dequantize_fp4_f32(we, scale->select(0, e), fp4_global_value(global, e));
   return scale == nullptr ? to_f32(we) : dequantize_f32(we, scale->select(0, e), ScaleRecipe::block_128x128);
 }
 

@@ -218,7 +218,7 @@ Tensor dequantize_f32(const Tensor& weight, const Tensor& scale, ScaleRecipe rec
   return w;
 }
 
-Tensor dequantize_fp4_f32(const Tensor& weight, const Tensor& scale, const Tensor* global) {
+Tensor dequantize_fp4_f32(const Tensor& weight, const Tensor& scale, float global) {
   const int64_t n = weight.size(0), k = 2 * weight.size(1);
   Tensor w = empty_f32({n, k});
   float* data = w.data_as<float>();

@@ -25,9 +25,9 @@ Tensor to_f32(const Tensor& x);
 // An fp8 weight [N, K] (any strides) times its dequantization scale ([1, 1], [N, 1], 1x128 blocks
 // [N, ceil(K/128)] or 128x128 blocks [ceil(N/128), ceil(K/128)]), as a contiguous f32 tensor.
 Tensor dequantize_f32(const Tensor& weight, const Tensor& scale, ScaleRecipe recipe);
-// An FP4 weight [N, K/2] with its block scale (and global scale, or null) dequantized into an f32 [N, K] copy
+// An FP4 weight [N, K/2] with its block scale and global scale dequantized into an f32 [N, K] copy
 // (core/fp4_blocks.h: the e2m1 x scale products exact, the global scale rounding once).
-Tensor dequantize_fp4_f32(const Tensor& weight, const Tensor& scale, const Tensor* global);
+Tensor dequantize_fp4_f32(const Tensor& weight, const Tensor& scale, float global);
 // Converts src (contiguous f32 of out's shape) into out (f32, bf16 or f16, any strides), rounding once.
 void from_f32(const Tensor& src, Tensor& out);
 

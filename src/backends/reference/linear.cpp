@@ -1,15 +1,15 @@
 // Reference linear and scaled_linear: out[m, n] = sum_k x[m, k] * weight[n, k] * scale + bias[n], in float64,
 // rounded once.
 #include "backends/reference/ref_access.h"
-#include "core/fp4_blocks.h"
 #include "backends/reference/reference.h"
+#include "core/fp4_blocks.h"
 
 namespace fourfold::ref {
 namespace {
 
 // weight[n, k] with scaled_linear's dequantization scale applied (1 for a plain linear).
 double weight_at(const LinearArgs& a, int64_t n, int64_t k) {
-  if (is_fp4(a.weight.dtype())) return fp4_weight_at(a.weight, *a.weight_scale, a.global_scale, n, k);
+  if (is_fp4(a.weight.dtype())) return fp4_weight_at(a.weight, *a.weight_scale, fp4_global_value(a.global_scale), 0, n, k);
   const double w = at(a.weight, n, k);
   if (a.weight_scale == nullptr) return w;
   switch (a.weight_recipe) {

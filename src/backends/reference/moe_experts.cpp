@@ -13,10 +13,7 @@ namespace {
 // Element (e, o, i) of an expert weight [E, out, in], dequantized when a block scale is given (FP4: [E, out, in/2]
 // codes, its block scale and global scale).
 double weight_at(const Tensor& w, const Tensor* scale, const Tensor* global, int64_t e, int64_t o, int64_t i) {
-  if (is_fp4(w.dtype())) {
-    const Tensor ge = global == nullptr ? Tensor() : global->select(0, e);
-    return fp4_weight_at(w.select(0, e), scale->select(0, e), global == nullptr ? nullptr : &ge, o, i);
-  }
+  if (is_fp4(w.dtype())) return fp4_weight_at(w, *scale, fp4_global_value(global, e), e, o, i);
   const double v = at(w, e, o, i);
   return scale == nullptr ? v : v * at(*scale, e, o / 128, i / 128);
 }

@@ -22,6 +22,7 @@
 
 #include "check/roofline_probes.h"
 #include "fourfold/ops.h"
+#include "ops/kernel_isa.h"
 #include "fourfold/parallel.h"
 #include "fourfold/policy.h"
 
@@ -84,7 +85,7 @@ int main(int argc, char** argv) {
   std::vector<double> peaks, core_peaks;
   for (int i = 0; i < 3; ++i) {
     double gflops = 0;
-    const Timing t = seconds_of([&] { gflops = fourfold::probe_fma_gflops(0.25, fourfold::best_probe_isa()); });
+    const Timing t = seconds_of([&] { gflops = fourfold::probe_fma_gflops(0.25, fourfold::active_kernel_isa().name); });
     peaks.push_back(gflops);
     core_peaks.push_back(gflops * t.wall / t.cpu);
   }

@@ -7,16 +7,9 @@
 #include <cstdint>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 namespace fourfold {
-
-// The instruction set a probe kernel runs with, chosen at run time from CPUID.
-enum class ProbeIsa { scalar, avx2, avx512 };
-std::string_view probe_isa_name(ProbeIsa isa);   // "scalar", "avx2", "avx512"
-ProbeIsa best_probe_isa();                       // avx512 (AVX-512F), else avx2 (AVX2 + FMA), else scalar
-bool probe_isa_supported(ProbeIsa isa);
 
 // One probe: a few repeats, each its own figure. The median is the ceiling the record uses; min and max
 // show how much the machine moved while it was measured.
@@ -28,7 +21,7 @@ struct ProbeFigure {
 
 struct RooflineProbe {
   int threads = 1;                  // threads the bandwidth and FMA probes ran on (num_threads())
-  ProbeIsa isa = ProbeIsa::scalar;  // the kernels' instruction set
+  std::string isa;                  // the ISA level whose loops ran (backends/cpu/kernels/probe_loops.cpp)
   size_t buffer_bytes = 0;          // read and write probes: this many bytes; copy: half of it to the other half
   bool nontemporal_stores = false;  // write and copy used streaming stores
   // The buffer was advised to use transparent huge pages (madvise), and how many of its bytes the kernel
@@ -40,11 +33,11 @@ struct RooflineProbe {
   // stored (2 x the copied size), which is what an op that reads one buffer and writes another moves.
   ProbeFigure read_gbs, write_gbs, copy_gbs;
   ProbeFigure fma_gflops;           // f32, 2 flops per lane per FMA, all threads, independent chains in registers
-  // vdpbf16ps, 4 flops per f32 lane (two multiply-adds), the same way; measured where the host has AVX512_BF16
-  // and the probes run at avx512. A bf16 prefill's peak: not always 2 x fma_gflops.
+  // vdpbf16ps, 4 flops per f32 lane (two multiply-adds), the same way; measured where the level has it
+  // (avx512bf16 and amx). A bf16 prefill's peak: not always 2 x fma_gflops.
   std::optional<ProbeFigure> bf16_dot_gflops;
   // AMX TDPBF16PS on tiles held in the unit (16 x 16 x 32 multiply-adds per instruction), the same way; measured
-  // where the host runs the amx level. A bf16 prefill's peak at that level.
+  // at the amx level. A bf16 prefill's peak at that level.
   std::optional<ProbeFigure> amx_dot_gflops;
   // One-way thread-to-thread hop, ns: two threads on two CPUs pass a counter on one cache line back and
   // forth; a round trip is two hops. Unmeasured (empty) when the process may use fewer than two CPUs.
@@ -60,7 +53,7 @@ struct ProbeBudget {
   int repeats = 5;
   double fma_seconds = 0.05;        // per FMA repeat
   int64_t hop_round_trips = 200000; // per latency repeat
-  std::optional<ProbeIsa> isa;      // default: best_probe_isa()
+  std::optional<std::string> isa;   // a level of host_kernel_isas(); default: the level the kernels run
   bool measure_latency = true;
   // Ask for transparent huge pages on the buffer: the ceiling is what the memory system can give. Off, the
   // probes measure what 4 KiB pages give (what a kernel on un-advised memory can reach).
@@ -74,15 +67,15 @@ struct ProbeBudget {
 // (Tensor::empty) and are written once before any timing, so no probe pays first-touch page faults.
 RooflineProbe measure_roofline(const ProbeBudget& budget = {});
 
-// The single probes, for tests and for callers that need one figure. Each returns GB/s or GFLOP/s of one run.
-double probe_read_gbs(const void* buffer, size_t bytes, ProbeIsa isa);
-double probe_write_gbs(void* buffer, size_t bytes, ProbeIsa isa);
-double probe_copy_gbs(void* dst, const void* src, size_t bytes, ProbeIsa isa);   // counts 2 * bytes
-double probe_fma_gflops(double seconds, ProbeIsa isa);
-bool bf16_dot_available();                          // AVX512_BF16 on this host
-double probe_bf16_dot_gflops(double seconds);       // refuses (ValueError) where !bf16_dot_available()
-bool amx_dot_available();                           // the host has the amx level (tiles granted by the OS)
-double probe_amx_dot_gflops(double seconds);        // refuses (ValueError) where !amx_dot_available()
+// The single probes, for tests and for callers that need one figure, each with the loops of `isa` (a level of
+// host_kernel_isas(); UnsupportedError otherwise). Each returns GB/s or GFLOP/s of one run.
+double probe_read_gbs(const void* buffer, size_t bytes, const std::string& isa);
+double probe_write_gbs(void* buffer, size_t bytes, const std::string& isa);
+double probe_copy_gbs(void* dst, const void* src, size_t bytes, const std::string& isa);   // counts 2 * bytes
+double probe_fma_gflops(double seconds, const std::string& isa);
+// vdpbf16ps and AMX tiles: UnsupportedError naming the probe where the level lacks them.
+double probe_bf16_dot_gflops(double seconds, const std::string& isa);
+double probe_amx_dot_gflops(double seconds, const std::string& isa);
 // ns per one-way hop over `round_trips` round trips; nullopt when two CPUs are not available.
 std::optional<double> probe_hop_ns(int64_t round_trips, int* cpus_used = nullptr);
 

@@ -7,6 +7,7 @@
 
 #include "check/roofline_probes.h"
 #include "fourfold/errors.h"
+#include "ops/kernel_isa.h"
 
 namespace fourfold {
 
@@ -22,8 +23,8 @@ StepReadProbe::StepReadProbe(size_t bytes) : bytes_(bytes / 512 * 512) {
   }
   data_ = reinterpret_cast<void*>((reinterpret_cast<uintptr_t>(mapping_) + kHuge - 1) & ~(kHuge - 1));
   madvise(data_, bytes_, MADV_HUGEPAGE);   // best effort: without it the samples are what 4 KiB pages give
-  probe_write_gbs(data_, bytes_, best_probe_isa());   // first touch, on every thread
-  probe_read_gbs(data_, bytes_, best_probe_isa());    // warm-up: TLB and prefetcher state
+  probe_write_gbs(data_, bytes_, active_kernel_isa().name);   // first touch, on every thread
+  probe_read_gbs(data_, bytes_, active_kernel_isa().name);    // warm-up: TLB and prefetcher state
 }
 
 StepReadProbe::~StepReadProbe() {
@@ -31,7 +32,7 @@ StepReadProbe::~StepReadProbe() {
 }
 
 double StepReadProbe::sample() {
-  samples_.push_back(probe_read_gbs(data_, bytes_, best_probe_isa()));
+  samples_.push_back(probe_read_gbs(data_, bytes_, active_kernel_isa().name));
   return samples_.back();
 }
 

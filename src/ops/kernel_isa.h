@@ -23,8 +23,19 @@ std::vector<std::string> host_kernel_isas();
 // Whether this host can run the amx level: AMX-TILE and AMX-BF16 present and granted by the OS.
 bool host_runs_amx();
 
-// TDPBF16PS on the AMX GEMM's tile layout, `iters` times over four C tiles; the roofline's bf16 peak probe.
-// Only where host_runs_amx(). Returns a value the caller keeps so that the loop is not optimized away.
-float amx_dot_loop(int64_t iters, int64_t* flops_per_iter);
+// The roofline's probe loops of one level, compiled with that level's flags like its kernels
+// (backends/cpu/kernels/probe_loops.cpp). Each returns a value the caller keeps, so that it is not optimized away.
+struct IsaProbeLoops {
+  float (*read)(const float* p, int64_t n);
+  void (*write)(float* p, int64_t n, float v);
+  void (*copy)(float* dst, const float* src, int64_t n);
+  bool streaming_stores;   // write and copy bypass the caches
+  float (*fma)(int64_t iters, int64_t* flops_per_iter);
+  float (*bf16_dot)(int64_t iters, int64_t* flops_per_iter);   // null below avx512bf16
+  float (*amx_dot)(int64_t iters, int64_t* flops_per_iter);    // null below amx
+};
+
+// The loops of `isa`, a level of host_kernel_isas(); UnsupportedError naming `where` and the level otherwise.
+IsaProbeLoops isa_probe_loops(const std::string& isa, const char* where);
 
 }  // namespace fourfold

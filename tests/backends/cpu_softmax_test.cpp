@@ -144,7 +144,7 @@ TEST(CpuExp, AccuracyWithinTwoUlp) {
     EXPECT_EQ(out[3], std::numeric_limits<float>::infinity());                                            \
     EXPECT_EQ(out[4], 0.0f);                                                                              \
   }
-  FOURFOLD_CPU_ISA_LIST(FOURFOLD_CHECK_EXP)
+  FOURFOLD_ISA_LEVELS(FOURFOLD_CHECK_EXP)
 #undef FOURFOLD_CHECK_EXP
 }
 

@@ -4,6 +4,7 @@
 
 #include "check/roofline_probes.h"
 #include "fourfold/parallel.h"
+#include "ops/kernel_isa.h"
 #include "support/test_support.h"
 
 namespace fourfold {
@@ -24,7 +25,7 @@ void expect_sane(const ProbeFigure& f, double low, double high, const char* what
 TEST(RooflineProbes, TinyBudgetGivesPositiveFiniteFigures) {
   const RooflineProbe p = measure_roofline(ProbeBudget::tiny());
   EXPECT_EQ(p.threads, num_threads());
-  EXPECT_EQ(p.isa, best_probe_isa());
+  EXPECT_EQ(p.isa, active_kernel_isa().name);
   EXPECT_EQ(p.read_gbs.samples.size(), 2u);
   // 16 MiB sits in caches here, so these are cache figures: still between 1 and 1000 GB/s on any CPU.
   expect_sane(p.read_gbs, 1.0, 1000.0, "read");
@@ -56,7 +57,7 @@ TEST(RooflineProbes, ReadBandwidthOutsideTheCacheIsSane) {
   const int saved = num_threads();
   set_num_threads(1);
   Tensor buffer = Tensor::empty({int64_t{24} << 20}, DType::f32);
-  const ProbeIsa isa = best_probe_isa();
+  const std::string isa = active_kernel_isa().name;
   probe_write_gbs(buffer.data(), buffer.nbytes(), isa);
   const double gbs = probe_read_gbs(buffer.data(), buffer.nbytes(), isa);
   set_num_threads(saved);
@@ -65,53 +66,51 @@ TEST(RooflineProbes, ReadBandwidthOutsideTheCacheIsSane) {
   EXPECT_LT(gbs, 1000.0);
 }
 
-TEST(RooflineProbes, EverySupportedIsaRuns) {
+// Every level the host runs has its own loops (compiled with that level's flags); a level it lacks, or a name
+// that is no level, is refused naming the probe.
+TEST(RooflineProbes, EveryHostLevelRuns) {
   Tensor buffer = Tensor::empty({int64_t{1} << 20}, DType::f32);   // 4 MiB
-  for (ProbeIsa isa : {ProbeIsa::scalar, ProbeIsa::avx2, ProbeIsa::avx512}) {
-    if (!probe_isa_supported(isa)) continue;
-    SCOPED_TRACE(std::string(probe_isa_name(isa)));
+  for (const std::string& isa : host_kernel_isas()) {
+    SCOPED_TRACE(isa);
     EXPECT_GT(probe_write_gbs(buffer.data(), buffer.nbytes(), isa), 0.0);
     EXPECT_GT(probe_read_gbs(buffer.data(), buffer.nbytes(), isa), 0.0);
     EXPECT_GT(probe_copy_gbs(static_cast<char*>(buffer.data()) + buffer.nbytes() / 2, buffer.data(),
                              buffer.nbytes() / 2, isa), 0.0);
     EXPECT_GT(probe_fma_gflops(0.002, isa), 0.0);
+    // The copy moved the first half's values: the write probe stored 1.0 everywhere.
+    EXPECT_EQ(buffer.to_vector().back(), 1.0);
   }
-  // The copy moved the first half's values: the write probe stored 1.0 everywhere.
-  EXPECT_EQ(buffer.to_vector().back(), 1.0);
-  EXPECT_TRUE(probe_isa_supported(ProbeIsa::scalar));
-  EXPECT_TRUE(probe_isa_supported(best_probe_isa()));
+  EXPECT_TRUE(testing::throws_with<UnsupportedError>([] { probe_fma_gflops(0.002, "sse9"); },
+                                                     {"probe_fma_gflops", "isa", "'sse9'", "scalar"}));
 }
 
-// The bf16 dot-product probe runs where the host has vdpbf16ps (and the probes run at avx512), is a positive
-// figure that is named in the text, and refuses to run elsewhere.
-TEST(RooflineProbes, Bf16DotProbeWhereTheHostHasIt) {
-  const RooflineProbe p = measure_roofline(ProbeBudget::tiny());
-  const bool expected = bf16_dot_available() && p.isa == ProbeIsa::avx512;
-  ASSERT_EQ(p.bf16_dot_gflops.has_value(), expected);
-  if (!bf16_dot_available()) {
-    EXPECT_THROW(probe_bf16_dot_gflops(0.002), ValueError);
-    GTEST_SKIP() << "no AVX512_BF16 on this host";
-  }
-  EXPECT_GT(probe_bf16_dot_gflops(0.002), 0.0);
-  if (expected) {
-    expect_sane(*p.bf16_dot_gflops, 0.5, 1e5, "bf16 dot");
-    EXPECT_NE(describe_probe(p).find("bf16 dot peak"), std::string::npos);
-  }
-}
-
-// The same for the AMX probe, where the host runs the amx level.
-TEST(RooflineProbes, AmxDotProbeWhereTheHostHasIt) {
-  const RooflineProbe p = measure_roofline(ProbeBudget::tiny());
-  const bool expected = amx_dot_available() && p.isa == ProbeIsa::avx512;
-  ASSERT_EQ(p.amx_dot_gflops.has_value(), expected);
-  if (!amx_dot_available()) {
-    EXPECT_TRUE(testing::throws_with<ValueError>([] { probe_amx_dot_gflops(0.002); }, {"probe_amx_dot_gflops", "AMX"}));
-    GTEST_SKIP() << "no amx level on this host";
-  }
-  EXPECT_GT(probe_amx_dot_gflops(0.002), 0.0);
-  if (expected) {
-    expect_sane(*p.amx_dot_gflops, 1.0, 1e6, "amx dot");
-    EXPECT_NE(describe_probe(p).find("amx bf16 peak"), std::string::npos);
+// The bf16 dot-product probe runs at the levels with vdpbf16ps, is a positive figure that is named in the text,
+// and refuses the others by name.
+TEST(RooflineProbes, Bf16DotProbeAtTheLevelsThatHaveIt) {
+  for (const std::string& isa : host_kernel_isas()) {
+    SCOPED_TRACE(isa);
+    const bool has = isa == "avx512bf16" || isa == "amx";
+    ProbeBudget budget = ProbeBudget::tiny();
+    budget.isa = isa;
+    budget.measure_latency = false;
+    const RooflineProbe p = measure_roofline(budget);
+    EXPECT_EQ(p.isa, isa);
+    ASSERT_EQ(p.bf16_dot_gflops.has_value(), has);
+    ASSERT_EQ(p.amx_dot_gflops.has_value(), isa == "amx");
+    if (has) {
+      expect_sane(*p.bf16_dot_gflops, 0.5, 1e5, "bf16 dot");
+      EXPECT_NE(describe_probe(p).find("bf16 dot peak"), std::string::npos);
+    } else {
+      EXPECT_TRUE(testing::throws_with<UnsupportedError>([&] { probe_bf16_dot_gflops(0.002, isa); },
+                                                         {"probe_bf16_dot_gflops", "vdpbf16ps"}));
+    }
+    if (isa == "amx") {
+      expect_sane(*p.amx_dot_gflops, 1.0, 1e6, "amx dot");
+      EXPECT_NE(describe_probe(p).find("amx bf16 peak"), std::string::npos);
+    } else {
+      EXPECT_TRUE(testing::throws_with<UnsupportedError>([&] { probe_amx_dot_gflops(0.002, isa); },
+                                                         {"probe_amx_dot_gflops", "AMX"}));
+    }
   }
 }
 

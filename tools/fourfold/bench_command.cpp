@@ -120,7 +120,7 @@ nlohmann::json op_time_json(const BenchRun& run) {
                   {"min_sample_seconds", run.options.timer.min_sample_seconds},
                   {"rotate_bytes", run.options.rotate_bytes}, {"seed", run.options.seed},
                   {"reference_work_cap", run.options.reference_work_cap}};
-  out["probe"] = {{"threads", p.threads}, {"isa", std::string(probe_isa_name(p.isa))},
+  out["probe"] = {{"threads", p.threads}, {"isa", p.isa},
                   {"buffer_bytes", p.buffer_bytes}, {"nontemporal_stores", p.nontemporal_stores},
                   {"huge_pages_requested", p.huge_pages_requested}, {"huge_page_bytes", p.huge_page_bytes},
                   {"read_gbs", figure(p.read_gbs)}, {"write_gbs", figure(p.write_gbs)},

@@ -13,15 +13,11 @@
 #include "backends/cpu/isa.h"
 #include "backends/kernel_table.h"
 
-// Defines fourfold::cpu::register_<file>(KernelTable& t, Isa level), which runs ENTRIES(<level>). A level of
-// cpu::Isa missing here is a -Wswitch warning.
-#define FOURFOLD_CPU_KERNELS(file, ENTRIES)                 \
-  void register_##file(KernelTable& t, Isa level) {         \
-    switch (level) {                                        \
-      case Isa::scalar: { ENTRIES(scalar) } break;          \
-      case Isa::avx2: { ENTRIES(avx2) } break;              \
-      case Isa::avx512: { ENTRIES(avx512) } break;          \
-      case Isa::avx512bf16: { ENTRIES(avx512bf16) } break;  \
-      case Isa::amx: { ENTRIES(amx) } break;                \
-    }                                                       \
+// Defines fourfold::cpu::register_<file>(KernelTable& t, Isa level), which runs ENTRIES(<level>): one case per
+// level of isa_levels.h's list.
+#define FOURFOLD_CPU_KERNELS_CASE_(level, ENTRIES) \
+  case Isa::level: { ENTRIES(level) } break;
+#define FOURFOLD_CPU_KERNELS(file, ENTRIES)                                  \
+  void register_##file(KernelTable& t, Isa level) {                          \
+    switch (level) { FOURFOLD_ISA_LEVELS_WITH(FOURFOLD_CPU_KERNELS_CASE_, ENTRIES) } \
   }

@@ -20,7 +20,9 @@
 namespace fourfold::cpu {
 namespace {
 
-constexpr const char* kNames[kIsaCount] = {"scalar", "avx2", "avx512", "avx512bf16", "amx"};
+#define FOURFOLD_ISA_NAME_(level) #level,
+constexpr const char* kNames[kIsaCount] = {FOURFOLD_ISA_LEVELS(FOURFOLD_ISA_NAME_)};
+#undef FOURFOLD_ISA_NAME_
 
 #if defined(__x86_64__)
 uint64_t xgetbv0() {
@@ -43,33 +45,56 @@ bool amx_state_granted(uint64_t xcr0) {
 }
 #endif
 
-// The best level: each one needs every instruction its kernels are compiled with (CMakeLists.txt, the -m
-// flags of fourfold_cpu_isa) and the OS saving the registers it uses.
-Isa detect_best() {
+// What CPUID and XGETBV say, as the levels' tests need it.
+struct CpuFeatures {
+  bool avx2 = false;     // AVX2, FMA and F16C, with the OS saving ymm
+  bool avx512 = false;   // AVX-512 F, BW, VL and DQ, with the OS saving zmm
+  bool bf16 = false;     // AVX512_BF16 and VBMI (the fp8 GEMV's byte lookups: every AVX512_BF16 CPU has it but
+                         // Cooper Lake, which gets the avx512 level)
+  bool amx = false;      // AMX-TILE and AMX-BF16, the tile state granted by the OS
+};
+
+CpuFeatures read_features() {
+  CpuFeatures f;
 #if defined(__x86_64__)
   unsigned a, b, c, d;
-  if (!__get_cpuid(1, &a, &b, &c, &d)) return Isa::scalar;
+  if (!__get_cpuid(1, &a, &b, &c, &d)) return f;
   const bool fma = c & bit_FMA, f16c = c & bit_F16C, osxsave = c & bit_OSXSAVE;
-  if (!osxsave) return Isa::scalar;
+  if (!osxsave) return f;
   const uint64_t xcr0 = xgetbv0();
   const bool ymm_state = (xcr0 & 0x6) == 0x6;
   const bool zmm_state = (xcr0 & 0xe6) == 0xe6;
-  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return Isa::scalar;
-  const bool amx_bits = (d & (1u << 24)) && (d & (1u << 22));   // AMX-TILE and AMX-BF16
-  const bool avx2 = b & bit_AVX2;
-  const bool avx512 = (b & bit_AVX512F) && (b & bit_AVX512BW) && (b & bit_AVX512VL) && (b & bit_AVX512DQ);
-  // The bf16 level also takes VBMI (the fp8 GEMV's byte lookups): every AVX512_BF16 CPU has it but Cooper Lake,
-  // which gets the avx512 level.
+  if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return f;
+  const bool amx_bits = (d & (1u << 24)) && (d & (1u << 22));
+  f.avx2 = (b & bit_AVX2) && fma && f16c && ymm_state;
+  f.avx512 = (b & bit_AVX512F) && (b & bit_AVX512BW) && (b & bit_AVX512VL) && (b & bit_AVX512DQ) && zmm_state;
   const bool vbmi = c & bit_AVX512VBMI;
-  bool bf16 = false;
-  if (__get_cpuid_count(7, 1, &a, &b, &c, &d)) bf16 = (a & (1u << 5)) && vbmi;
-  if (!(avx2 && fma && f16c && ymm_state)) return Isa::scalar;
-  if (!(avx512 && zmm_state)) return Isa::avx2;
-  if (!bf16) return Isa::avx512;
-  return amx_bits && amx_state_granted(xcr0) ? Isa::amx : Isa::avx512bf16;
-#else
-  return Isa::scalar;
+  if (__get_cpuid_count(7, 1, &a, &b, &c, &d)) f.bf16 = (a & (1u << 5)) && vbmi;
+  f.amx = amx_bits && f.avx512 && f.bf16 && amx_state_granted(xcr0);
 #endif
+  return f;
+}
+
+// Whether the host runs a level: every instruction its kernels are compiled with (CMakeLists.txt's
+// FOURFOLD_ISA_FLAGS_<level>) and the OS saving the registers it uses, the levels below it included.
+bool host_has(Isa level, const CpuFeatures& f) {
+  switch (level) {
+    case Isa::scalar: return true;
+    case Isa::avx2: return f.avx2;
+    case Isa::avx512: return f.avx2 && f.avx512;
+    case Isa::avx512bf16: return f.avx2 && f.avx512 && f.bf16;
+    case Isa::amx: return f.avx2 && f.avx512 && f.bf16 && f.amx;
+  }
+  return false;
+}
+
+// The best level: the most capable one the host has (each implies those below it).
+Isa detect_best() {
+  const CpuFeatures f = read_features();
+  Isa best = Isa::scalar;
+  for (int i = 0; i < kIsaCount; ++i)
+    if (host_has(static_cast<Isa>(i), f)) best = static_cast<Isa>(i);
+  return best;
 }
 
 Isa host_best() {
@@ -105,10 +130,14 @@ Isa parse_isa_setting(const char* value, const std::vector<Isa>& host) {
   for (Isa i : host)
     if (isa_name(i) == v) return i;
   bool known = false;
-  for (const char* n : kNames) known = known || v == n;
+  std::vector<Isa> every;
+  for (int i = kIsaCount - 1; i >= 0; --i) {
+    every.push_back(static_cast<Isa>(i));
+    known = known || v == kNames[i];
+  }
   fail<ValueError>("FOURFOLD_ISA", "FOURFOLD_ISA",
                    fmt::format("one of the levels this host supports ({})", names_of(host)),
-                   fmt::format("'{}'{}", v, known ? " (a level this host lacks)" : " (not a level: amx, avx512bf16, avx512, avx2, scalar)"));
+                   fmt::format("'{}' ({})", v, known ? "a level this host lacks" : "not a level: " + names_of(every)));
 }
 
 Isa active_isa() {

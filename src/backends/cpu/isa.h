@@ -4,13 +4,19 @@
 #include <string_view>
 #include <vector>
 
+#include "backends/cpu/isa_levels.h"
+
 namespace fourfold::cpu {
 
-// Ordered from the least to the most capable; each level implies the ones below it.
-enum class Isa { scalar = 0, avx2 = 1, avx512 = 2, avx512bf16 = 3, amx = 4 };
-inline constexpr int kIsaCount = 5;
+// Ordered from the least to the most capable (isa_levels.h); each level implies the ones below it.
+#define FOURFOLD_ISA_ENUMERATOR_(level) level,
+enum class Isa { FOURFOLD_ISA_LEVELS(FOURFOLD_ISA_ENUMERATOR_) };
+#undef FOURFOLD_ISA_ENUMERATOR_
+#define FOURFOLD_ISA_ONE_(level) +1
+inline constexpr int kIsaCount = 0 FOURFOLD_ISA_LEVELS(FOURFOLD_ISA_ONE_);
+#undef FOURFOLD_ISA_ONE_
 
-std::string_view isa_name(Isa isa);   // "scalar", "avx2", "avx512", "avx512bf16", "amx": also the Kernel::variant string
+std::string_view isa_name(Isa isa);   // the level's name in isa_levels.h: also the Kernel::variant string
 std::vector<Isa> host_isas();         // the levels this host can run, best first (scalar always)
 
 // The value of FOURFOLD_ISA (null or empty: the best host level) resolved against `host`: ValueError naming

@@ -36,46 +36,19 @@ struct Loops {
   Loops{&isa::unary_loop, &isa::affine_loop, &isa::binary_rows, &isa::reduce_rows, &isa::widen_row, &isa::narrow_row, \
         &isa::gemm_nt_dots, &isa::gemm_nn_axpys}
 
-// One entry per level, each made by a switch over cpu::Isa: a level missing there is a -Wswitch warning and, at
-// run time, an error naming it, never a null entry read by position (the tables were ordered by hand).
-template <class Entry, class Make>
-const Entry& per_level(const Make& make) {
-  static const auto table = [&] {
-    std::array<Entry, cpu::kIsaCount> t{};
-    for (int i = 0; i < cpu::kIsaCount; ++i) t[static_cast<size_t>(i)] = make(static_cast<cpu::Isa>(i));
-    return t;
-  }();
-  return table[static_cast<size_t>(cpu::active_isa())];
-}
-
-[[noreturn]] void missing_level(cpu::Isa isa) {
-  fail<ValueError>("generic tier", "ISA level", "a level the generic tier's tables list", std::string(cpu::isa_name(isa)));
-}
+// One entry per level, in the order of isa_levels.h's list, which is cpu::Isa's own: an entry's position is its
+// level by construction.
+#define FOURFOLD_GENERIC_LOOPS_ENTRY_(isa) FOURFOLD_GENERIC_LOOPS(isa),
+#define FOURFOLD_GEMM_PIECES_ENTRY_(isa) FOURFOLD_GEMM_PIECES(isa),
 
 const Loops& loops() {
-  return per_level<Loops>([](cpu::Isa isa) -> Loops {
-    switch (isa) {
-      case cpu::Isa::scalar: return FOURFOLD_GENERIC_LOOPS(scalar);
-      case cpu::Isa::avx2: return FOURFOLD_GENERIC_LOOPS(avx2);
-      case cpu::Isa::avx512: return FOURFOLD_GENERIC_LOOPS(avx512);
-      case cpu::Isa::avx512bf16: return FOURFOLD_GENERIC_LOOPS(avx512bf16);
-      case cpu::Isa::amx: return FOURFOLD_GENERIC_LOOPS(amx);
-    }
-    missing_level(isa);
-  });
+  static const Loops table[cpu::kIsaCount] = {FOURFOLD_ISA_LEVELS(FOURFOLD_GENERIC_LOOPS_ENTRY_)};
+  return table[static_cast<int>(cpu::active_isa())];
 }
 
 const cpu::GemmPieces& gemm_pieces() {
-  return per_level<cpu::GemmPieces>([](cpu::Isa isa) -> cpu::GemmPieces {
-    switch (isa) {
-      case cpu::Isa::scalar: return FOURFOLD_GEMM_PIECES(scalar);
-      case cpu::Isa::avx2: return FOURFOLD_GEMM_PIECES(avx2);
-      case cpu::Isa::avx512: return FOURFOLD_GEMM_PIECES(avx512);
-      case cpu::Isa::avx512bf16: return FOURFOLD_GEMM_PIECES(avx512bf16);
-      case cpu::Isa::amx: return FOURFOLD_GEMM_PIECES(amx);
-    }
-    missing_level(isa);
-  });
+  static const cpu::GemmPieces table[cpu::kIsaCount] = {FOURFOLD_ISA_LEVELS(FOURFOLD_GEMM_PIECES_ENTRY_)};
+  return table[static_cast<int>(cpu::active_isa())];
 }
 
 // Rows per chunk so that a chunk holds at least kGrainElements elements.

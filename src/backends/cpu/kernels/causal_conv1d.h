@@ -30,7 +30,7 @@ struct CausalConvPlan {
   /* Channels [c0, c1) of every token (c0 a multiple of the lane count, or the start). */ \
   void causal_conv1d_channels(const CausalConvPlan& plan, int64_t c0, int64_t c1);        \
   }
-FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_DECLARE_CAUSAL_CONV1D)
+FOURFOLD_ISA_LEVELS(FOURFOLD_CPU_DECLARE_CAUSAL_CONV1D)
 #undef FOURFOLD_CPU_DECLARE_CAUSAL_CONV1D
 
 using CausalConvFn = void (*)(const CausalConvPlan&, int64_t, int64_t);

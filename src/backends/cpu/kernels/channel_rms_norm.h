@@ -21,7 +21,7 @@ struct ChannelNormRun {
   void channel_rms_norm_run(const ChannelNormRun& run, RowType type, int64_t channels, int64_t positions,  \
                             double eps, bool silu);                                                       \
   }
-FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_DECLARE_CHANNEL_RMS_NORM)
+FOURFOLD_ISA_LEVELS(FOURFOLD_CPU_DECLARE_CHANNEL_RMS_NORM)
 #undef FOURFOLD_CPU_DECLARE_CHANNEL_RMS_NORM
 
 }  // namespace fourfold::cpu

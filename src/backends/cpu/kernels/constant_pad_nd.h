@@ -32,7 +32,7 @@ inline constexpr int64_t kPadTileBytes = 64;
   /* Writes work items [begin, end) of the plan (rows, or tiles), each element once. */ \
   void pad_rows(const PadPlan& plan, int64_t row_begin, int64_t row_end);             \
   }
-FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_DECLARE_PAD)
+FOURFOLD_ISA_LEVELS(FOURFOLD_CPU_DECLARE_PAD)
 #undef FOURFOLD_CPU_DECLARE_PAD
 
 }  // namespace fourfold::cpu

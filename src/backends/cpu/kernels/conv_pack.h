@@ -27,7 +27,7 @@ struct ConvGather {
   void conv_pack_b(const void* gather, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst);        \
   void conv_pack_b_pairs(const void* gather, int64_t k0, int64_t kc, int64_t n0, int64_t nc, float* dst);  \
   }
-FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_DECLARE_CONV_PACK)
+FOURFOLD_ISA_LEVELS(FOURFOLD_CPU_DECLARE_CONV_PACK)
 #undef FOURFOLD_CPU_DECLARE_CONV_PACK
 
 }  // namespace fourfold::cpu

@@ -37,7 +37,7 @@ inline int64_t delta_rule_chunk_scratch(int64_t chunk, int64_t dk, int64_t dv) {
   /* One q or k row of d elements as f32: L2-normalized (x / sqrt(sum x^2 + 1e-6)) when asked, times scale. */ \
   void delta_rule_qk_row(const void* x, RowType type, int64_t d, bool l2norm, float scale, float* out);      \
   }
-FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_DECLARE_GATED_DELTA_RULE)
+FOURFOLD_ISA_LEVELS(FOURFOLD_CPU_DECLARE_GATED_DELTA_RULE)
 #undef FOURFOLD_CPU_DECLARE_GATED_DELTA_RULE
 
 using DeltaColumnsFn = void (*)(const DeltaHeadPlan&, int64_t, int64_t);

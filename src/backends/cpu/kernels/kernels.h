@@ -1,7 +1,7 @@
 // The per-ISA kernels of the dedicated CPU tier: plain-data plans in, one declaration set per ISA namespace.
 // This header holds the basic types (RowType, ...) and the pieces several ops share (GEMM, GEMV, dot tiles,
 // attention, softmax); an op's own loop is declared in its own header beside this one (constant_pad_nd.h,
-// rms_norm.h, ...): the plan it reads and, for every level of FOURFOLD_CPU_ISA_LIST, its function in
+// rms_norm.h, ...): the plan it reads and, for every level of FOURFOLD_ISA_LEVELS, its function in
 // namespace fourfold::cpu::<level>. A new op's loop adds such a header and leaves this one alone.
 //
 // Each kernels/*.cpp is compiled once per ISA (CMakeLists.txt, fourfold_cpu_isa) with
@@ -13,6 +13,8 @@
 #pragma once
 
 #include <cstdint>
+
+#include "backends/cpu/isa_levels.h"   // FOURFOLD_ISA_LEVELS, for the per-level declarations
 
 namespace fourfold::cpu {
 
@@ -237,8 +239,6 @@ struct MatmulRowsPlan {
   int64_t out_rs;
 };
 
-#define FOURFOLD_CPU_ISA_LIST(X) X(amx) X(avx512bf16) X(avx512) X(avx2) X(scalar)
-
 #define FOURFOLD_CPU_DECLARE(isa)                                                                        \
   namespace isa {                                                                                        \
   /* Statistics of x[0, n). With kept non-null (softmax_kept_floats(n) floats each) also keeps what the     \
@@ -307,7 +307,7 @@ struct MatmulRowsPlan {
   /* Whether this level runs fp8 GEMV rows on bf16 pairs (vdpbf16ps, vpermi2b): then it reads plan.xp. */    \
   bool gemv_pairs_fast();                                                                                \
   }
-FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_DECLARE)
+FOURFOLD_ISA_LEVELS(FOURFOLD_CPU_DECLARE)
 #undef FOURFOLD_CPU_DECLARE
 
 }  // namespace fourfold::cpu

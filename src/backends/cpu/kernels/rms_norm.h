@@ -21,7 +21,7 @@ struct RmsNormRow {
   namespace isa {                                                              \
   void rms_norm_row(const RmsNormRow& row, RowType type, int64_t d, double eps); \
   }
-FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_DECLARE_RMS_NORM)
+FOURFOLD_ISA_LEVELS(FOURFOLD_CPU_DECLARE_RMS_NORM)
 #undef FOURFOLD_CPU_DECLARE_RMS_NORM
 
 }  // namespace fourfold::cpu

@@ -18,7 +18,7 @@ struct RmsNormGatedRow {
   namespace isa {                                                                               \
   void rms_norm_gated_row(const RmsNormGatedRow& row, RowType type, int64_t d, double eps);     \
   }
-FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_DECLARE_RMS_NORM_GATED)
+FOURFOLD_ISA_LEVELS(FOURFOLD_CPU_DECLARE_RMS_NORM_GATED)
 #undef FOURFOLD_CPU_DECLARE_RMS_NORM_GATED
 
 using RmsNormGatedFn = void (*)(const RmsNormGatedRow&, RowType, int64_t, double);

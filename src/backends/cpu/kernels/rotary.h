@@ -18,7 +18,7 @@ struct RotaryRow {
   /* Rotates the pairs of R = 2 * half elements, copies [R, d) when out is not x. */                 \
   void rotary_row(const RotaryRow& row, RowType type, int64_t half, int64_t d, bool interleaved);   \
   }
-FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_DECLARE_ROTARY)
+FOURFOLD_ISA_LEVELS(FOURFOLD_CPU_DECLARE_ROTARY)
 #undef FOURFOLD_CPU_DECLARE_ROTARY
 
 }  // namespace fourfold::cpu

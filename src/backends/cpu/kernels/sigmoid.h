@@ -10,7 +10,7 @@ namespace fourfold::cpu {
   /* out[i] = 1 / (1 + exp(-x[i])) for i in [0, n). */             \
   void sigmoid(const void* x, void* out, RowType type, int64_t n); \
   }
-FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_DECLARE_SIGMOID)
+FOURFOLD_ISA_LEVELS(FOURFOLD_CPU_DECLARE_SIGMOID)
 #undef FOURFOLD_CPU_DECLARE_SIGMOID
 
 using SigmoidFn = void (*)(const void*, void*, RowType, int64_t);

@@ -10,7 +10,7 @@ namespace fourfold::cpu {
   /* out[i] = gate[i] / (1 + exp(-gate[i])) * up[i]. */                             \
   void silu_mul(const void* gate, const void* up, void* out, RowType type, int64_t n); \
   }
-FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_DECLARE_SILU_MUL)
+FOURFOLD_ISA_LEVELS(FOURFOLD_CPU_DECLARE_SILU_MUL)
 #undef FOURFOLD_CPU_DECLARE_SILU_MUL
 
 using SiluMulFn = void (*)(const void*, const void*, void*, RowType, int64_t);

@@ -13,7 +13,7 @@ namespace fourfold::cpu {
   void softmax_backward_write(const void* g, const void* y, void* gi, RowType type, int64_t n, double dot, \
                               bool log);                                                                  \
   }
-FOURFOLD_CPU_ISA_LIST(FOURFOLD_CPU_DECLARE_SOFTMAX_BACKWARD)
+FOURFOLD_ISA_LEVELS(FOURFOLD_CPU_DECLARE_SOFTMAX_BACKWARD)
 #undef FOURFOLD_CPU_DECLARE_SOFTMAX_BACKWARD
 
 }  // namespace fourfold::cpu

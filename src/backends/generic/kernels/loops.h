@@ -39,7 +39,7 @@ enum class Reduce { max, sum };
   void gemm_nn_axpys(const float* a, const float* b, float* c, int64_t k, int64_t n, int64_t m0, int64_t m1,  \
                      int64_t n0, int64_t n1);                                                               \
   }
-FOURFOLD_CPU_ISA_LIST(FOURFOLD_GENERIC_DECLARE)
+FOURFOLD_ISA_LEVELS(FOURFOLD_GENERIC_DECLARE)
 #undef FOURFOLD_GENERIC_DECLARE
 
 }  // namespace fourfold::generic

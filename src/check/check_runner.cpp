@@ -6,6 +6,7 @@
 
 #include "check/memory_workload.h"
 #include "check/op_bench.h"
+#include "check/op_time_records.h"
 #include "check/op_timer.h"
 #include "check/roofline_probes.h"
 #include "check/statistics.h"
@@ -60,15 +61,6 @@ std::vector<BenchCase> selected_cases(const CheckOptions& o) {
   return out;
 }
 
-OpTimeRow time_row_header(const BenchCase& c) {
-  OpTimeRow row;
-  row.suite = c.suite;
-  row.op = c.op;
-  row.shape = c.name + " " + c.shape;
-  row.dtype = std::string(dtype_name(c.dtype));
-  return row;
-}
-
 }  // namespace
 
 CheckResult run_check(const CheckOptions& o, const std::function<void(const std::string&)>& progress) {
@@ -92,7 +84,7 @@ CheckResult run_check(const CheckOptions& o, const std::function<void(const std:
   for (size_t i = 0; i < o.suites.size(); ++i) workload.name += (i ? "+" : "") + o.suites[i];
   std::vector<std::string> dtypes;
   for (const BenchCase& c : cases) {
-    workload.shapes.push_back(c.suite + ": " + c.name + " " + c.shape + " " + std::string(dtype_name(c.dtype)));
+    workload.shapes.push_back(workload_shape(c));
     const std::string d(dtype_name(c.dtype));
     if (std::find(dtypes.begin(), dtypes.end(), d) == dtypes.end()) dtypes.push_back(d);
   }
@@ -126,7 +118,7 @@ CheckResult run_check(const CheckOptions& o, const std::function<void(const std:
     std::vector<BenchCall> timed{call};
     for (int i = 1; i < copies; ++i) timed.push_back(make_bench_call(c, rotation_seed(o.seed, i)));
     size_t next = 0;
-    OpTimeRow rows[2] = {time_row_header(c), time_row_header(c)};
+    OpTimeRow rows[2] = {op_time_row_header(c), op_time_row_header(c)};
     TimerOptions timer;
     timer.warmup = 1;
     timer.samples = 1;

@@ -12,6 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "check/op_bench.h"
+#include "check/op_time_records.h"
+#include "check/records.h"
 #include "check/statistics.h"
 #include "commands.h"
 #include "core/file_io.h"
@@ -98,61 +100,15 @@ void print_row(const BenchRow& r) {
              100.0 * r.roof.fraction, t.minor_faults_per_call);
 }
 
-// The record as JSON. One function, so that the versioned record schema (designed separately) can replace it.
-nlohmann::json op_time_json(const BenchRun& run) {
-  using nlohmann::json;
-  auto figure = [](const ProbeFigure& f) {
-    return json{{"median", f.median}, {"min", f.min}, {"max", f.max}, {"samples", f.samples}};
-  };
-  const RooflineProbe& p = run.probe;
-  const BuildInfo b = build_info();
-  const HostInfo h = host_info();
-  json out;
-  out["record"] = "op_time";
-  out["schema"] = "draft (bench_command.cpp)";
-  out["build"] = {{"version", b.version}, {"git_commit", b.git_commit}, {"build_type", b.build_type},
-                  {"compiler", b.compiler}, {"cxx_flags", b.cxx_flags}, {"sanitizers", b.sanitizers}};
-  out["host"] = {{"cpu_model", h.cpu_model}, {"logical_cpus", h.logical_cpus}, {"avx2", h.avx2},
-                 {"avx512f", h.avx512f}, {"avx512_bf16", h.avx512_bf16}, {"amx", h.amx}};
-  out["threads"] = num_threads();
-  out["policy"] = run.policy;
-  out["timer"] = {{"warmup", run.options.timer.warmup}, {"samples", run.options.timer.samples},
-                  {"min_sample_seconds", run.options.timer.min_sample_seconds},
-                  {"rotate_bytes", run.options.rotate_bytes}, {"seed", run.options.seed},
-                  {"reference_work_cap", run.options.reference_work_cap}};
-  out["probe"] = {{"threads", p.threads}, {"isa", p.isa},
-                  {"buffer_bytes", p.buffer_bytes}, {"nontemporal_stores", p.nontemporal_stores},
-                  {"huge_pages_requested", p.huge_pages_requested}, {"huge_page_bytes", p.huge_page_bytes},
-                  {"read_gbs", figure(p.read_gbs)}, {"write_gbs", figure(p.write_gbs)},
-                  {"copy_gbs", figure(p.copy_gbs)}, {"fma_gflops", figure(p.fma_gflops)},
-                  {"hop_ns", p.hop_measured ? figure(p.hop_ns) : json(nullptr)},
-                  {"hop_cpus", {p.hop_cpus[0], p.hop_cpus[1]}}, {"seconds", p.seconds}};
-  json suites = json::array();
+// The run as a fourfold.records/1 record set (docs/records_schema.md): the op-time record and its manifest.
+void write_record_set_of(const BenchRun& run, const BenchOpsOptions& o) {
+  std::vector<BenchRow> rows;
+  std::vector<std::string> names;
   for (const SuiteRun& s : run.suites) {
-    json rows = json::array();
-    for (const BenchRow& r : s.rows) {
-      const BenchCase& c = r.bench_case;
-      json row = {{"op", c.op}, {"from", c.name}, {"shape", c.shape}, {"dtype", std::string(dtype_name(c.dtype))},
-                  {"bytes_read", r.cost.bytes_read}, {"bytes_written", r.cost.bytes_written}, {"flops", r.cost.flops}};
-      if (!r.skipped.empty()) row["skipped"] = r.skipped;
-      if (!r.error.empty()) row["error"] = r.error;
-      if (r.ran()) {
-        const OpTiming& t = r.timing;
-        row.update({{"tier", r.tier}, {"variant", r.variant}, {"warmup", t.warmup},
-                    {"calls_per_sample", t.calls_per_sample}, {"sample_us", t.sample_us},
-                    {"median_us", t.median_us}, {"p10_us", t.p10_us}, {"p90_us", t.p90_us},
-                    {"minor_faults_per_call", t.minor_faults_per_call}, {"input_copies", r.copies},
-                    {"gbs", r.roof.gbs}, {"gflops", r.roof.gflops}, {"roofline_floor_us", r.roof.floor_us},
-                    {"roofline_bandwidth_gbs", r.roof.bandwidth_gbs}, {"roofline_fraction", r.roof.fraction},
-                    {"compute_bound", r.roof.compute_bound}});
-      }
-      rows.push_back(std::move(row));
-    }
-    suites.push_back({{"suite", s.suite.name}, {"op", s.suite.op}, {"file", s.suite.path},
-                      {"entries", s.suite.entries}, {"rows", std::move(rows)}});
+    names.push_back(s.suite.name);
+    rows.insert(rows.end(), s.rows.begin(), s.rows.end());
   }
-  out["suites"] = std::move(suites);
-  return out;
+  write_record_set(o.json_path, op_time_record_set(rows, run.probe, names, o.seed, o.repeats));
 }
 
 std::vector<std::string> requested_suites(const BenchOpsOptions& o, const std::string& dir) {
@@ -239,7 +195,7 @@ void run_bench_ops(const BenchOpsOptions& o) {
   run.probe = measure_roofline(budget);
   fmt::print("{}", describe_probe(run.probe));
   if (o.probes_only) {
-    if (!o.json_path.empty()) write_file_atomically(o.json_path, op_time_json(run).dump(1) + "\n");
+    if (!o.json_path.empty()) write_record_set_of(run, o);
     return;
   }
   fmt::print("policy: '{}', threads {}, W {} R {}, samples >= {} ms, inputs {}, reference cap {}\n\n",
@@ -266,7 +222,7 @@ void run_bench_ops(const BenchOpsOptions& o) {
     for (size_t i = 0; i < cases.size(); ++i) {
       if (progress) fmt::print(stderr, "\r[{}/{}] {} {} {}\033[K", i + 1, cases.size(), suite.name, cases[i].name, cases[i].shape);
       BenchRow row = run_bench_case(cases[i], run.probe, run.options);
-      if (row.skipped.empty()) print_row(row);   // skipped rows: counted below, listed by --list and in JSON
+      if (row.skipped.empty()) print_row(row);   // skipped rows: counted below and listed by --list
       std::fflush(stdout);
       ran += row.ran() ? 1 : 0;
       skipped += row.skipped.empty() ? 0 : 1;
@@ -281,9 +237,7 @@ void run_bench_ops(const BenchOpsOptions& o) {
                                                             100.0 * geometric_mean(fractions)));
     run.suites.push_back(std::move(sr));
   }
-  if (!o.json_path.empty()) {
-    write_file_atomically(o.json_path, op_time_json(run).dump(1) + "\n");
-  }
+  if (!o.json_path.empty()) write_record_set_of(run, o);
   set_exit_code(errors == 0 ? 0 : 1);
 }
 
@@ -303,7 +257,8 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--warmup", o.warmup, "W untimed calls per row")->check(CLI::Range(0, 100000));
   cmd->add_option("--min-sample-ms", o.min_sample_ms, "calls are batched until a sample lasts this long")
       ->check(finite_in(0.0, 10000.0));
-  cmd->add_option("--json", o.json_path, "also write the rows and the probe figures as JSON (with --list: the rows listed)");
+  cmd->add_option("--json", o.json_path,
+                  "also write the op-time record set (fourfold.records/1, readable by compare; with --list: the rows listed)");
   cmd->add_option("--match", o.match, "only rows whose source or shape contains this text");
   cmd->add_option("--suites-dir", o.suites_dir, "where the suite files are (default: data/suites of the build)");
   cmd->add_option("--seed", o.seed, "seed of every input");

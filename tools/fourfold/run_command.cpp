@@ -15,6 +15,7 @@
 
 #include "check/memory_workload.h"
 #include "core/file_io.h"
+#include "core/fnv1a.h"
 #include "check/records.h"
 #include "check/roofline_probes.h"
 #include "check/statistics.h"
@@ -417,10 +418,8 @@ void run(const RunOptions& o, bool sampling_set) {
   workload.context_lengths = {prompt_tokens};
   workload.repeats = 1;
   // What else changes the work: two runs that differ here did different work and must not compare as equal.
-  uint64_t prompt_hash = 1469598103934665603ull;
-  for (int64_t id : prompt.ids) prompt_hash = (prompt_hash ^ static_cast<uint64_t>(id)) * 1099511628211ull;
   workload.parameters = {fmt::format("gen={}", o.gen),
-                         fmt::format("prompt=fnv1a64:{:016x}", prompt_hash),
+                         fmt::format("prompt=fnv1a64:{:016x}", fnv1a64_words(prompt.ids)),
                          "sampling=" + sampling_said,
                          "stop=" + stop_said,
                          fmt::format("activation={}", dtype_name(act)),

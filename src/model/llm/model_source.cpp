@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "core/available_memory.h"
+#include "core/fnv1a.h"
 #include "model/llm/model_folder.h"
 
 namespace fourfold::model {
@@ -17,9 +18,7 @@ std::string file_hash(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream ss;
   ss << in.rdbuf();
-  uint64_t h = 1469598103934665603ull;
-  for (unsigned char ch : ss.str()) h = (h ^ ch) * 1099511628211ull;
-  return fmt::format("fnv1a64:{:016x}", h);
+  return fmt::format("fnv1a64:{:016x}", fnv1a64(ss.str()));
 }
 
 // --weights copy reads every safetensors file into anonymous memory, which must fit beside everything else.

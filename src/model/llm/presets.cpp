@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "core/available_memory.h"
+#include "core/fnv1a.h"
 #include "fourfold/errors.h"
 #include "model/llm/weight_layout.h"
 
@@ -166,9 +167,7 @@ const std::map<std::string, std::function<ModelConfig()>>& presets() {
 // A per-tensor seed: the run's seed mixed with the tensor's name (FNV-1a), so adding a tensor never shifts the
 // values of the others.
 uint64_t tensor_seed(uint64_t seed, const std::string& name) {
-  uint64_t h = 1469598103934665603ull ^ seed;
-  for (unsigned char ch : name) h = (h ^ ch) * 1099511628211ull;
-  return h;
+  return fnv1a64(name, kFnv1aBasis ^ seed);
 }
 
 bool is_residual_output(const std::string& name) {

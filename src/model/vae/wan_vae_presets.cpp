@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/file_io.h"
+#include "core/fnv1a.h"
 #include "fourfold/errors.h"
 #include "model/formats/safetensors.h"
 #include "model/vae/wan_vae.h"
@@ -21,9 +22,7 @@ const std::vector<double> kWanStd = {2.8184, 1.4541, 2.3275, 2.6558, 1.2196, 1.7
                                      3.2687, 2.1526, 2.8652, 1.5579, 1.6382, 1.1253, 2.8251, 1.9160};
 
 uint64_t name_seed(uint64_t seed, const std::string& name) {
-  uint64_t h = 1469598103934665603ull ^ seed;
-  for (unsigned char ch : name) h = (h ^ ch) * 1099511628211ull;
-  return h;
+  return fnv1a64(name, kFnv1aBasis ^ seed);
 }
 
 bool ends_with(const std::string& s, std::string_view suffix) {

@@ -325,6 +325,15 @@ RooflineProbe measure_roofline(const ProbeBudget& budget) {
   return r;
 }
 
+ComputePeak prefill_compute_peak(const RooflineProbe& probe, bool bf16_activations) {
+  const KernelIsa level = active_kernel_isa();
+  if (bf16_activations && probe.amx_dot_gflops && level.amx_tiles) return {probe.amx_dot_gflops->median, "the AMX probe", false};
+  if (bf16_activations && probe.bf16_dot_gflops && level.bf16_dot_product)
+    return {probe.bf16_dot_gflops->median, "the vdpbf16ps probe", false};
+  if (bf16_activations) return {2.0 * probe.fma_gflops.median, "2 x the FMA probe", true};
+  return {probe.fma_gflops.median, "the FMA probe", false};
+}
+
 std::string describe_probe(const RooflineProbe& p) {
   auto line = [](const char* name, const ProbeFigure& f, const char* unit) {
     return fmt::format("  {:<18} {:>9.1f} {}  (min {:.1f}, max {:.1f}, {} repeats)\n", name, f.median, unit, f.min,

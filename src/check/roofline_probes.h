@@ -79,6 +79,18 @@ double probe_amx_dot_gflops(double seconds, const std::string& isa);
 // ns per one-way hop over `round_trips` round trips; nullopt when two CPUs are not available.
 std::optional<double> probe_hop_ns(int64_t round_trips, int* cpus_used = nullptr);
 
+// The compute peak a prefill at `activation` is judged against (fourfold run's "prefill compute" line): the AMX
+// probe where the kernels run the amx level, else the vdpbf16ps probe where they run vdpbf16ps, else 2 x the FMA
+// probe for bf16 (two multiply-adds per f32 lane's worth of bf16, a peak a level that widens bf16 to f32 FMAs
+// cannot reach: `widened` says so), else the FMA probe. The op-time record's roofline stays on the FMA probe
+// for every dtype (docs/records.md), as the PyTorch driver's does.
+struct ComputePeak {
+  double gflops = 0.0;
+  std::string source;      // "the AMX probe", "the vdpbf16ps probe", "2 x the FMA probe", "the FMA probe"
+  bool widened = false;    // bf16 on a level without a bf16 dot product
+};
+ComputePeak prefill_compute_peak(const RooflineProbe& probe, bool bf16_activations);
+
 std::string describe_probe(const RooflineProbe& probe);   // multi-line, human-readable
 
 }  // namespace fourfold

@@ -331,27 +331,15 @@ void run(const RunOptions& o, bool sampling_set) {
              policy.to_string().empty() ? "none: the fastest tier per op" : policy.to_string());
   fmt::print("prefill: {} tokens in {:.3f} s = {:.1f} tokens/s{}\n", prompt_tokens, g.prefill_seconds, prefill_tps,
              gen_options.keep_logits ? " (lm_head over every prompt position, for --logits)" : "");
-  // The dot-product peak under bf16 activations: the AMX probe of this run where the kernels run the amx level
-  // (its GEMM is on tiles), else the vdpbf16ps probe where they run vdpbf16ps (two multiply-adds per f32 lane,
-  // but not always at the FMA's rate), else 2 x the FMA probe; f32: the FMA probe.
   const double flops = model::prefill_flops(config, prompt_tokens, 0, gen_options.keep_logits);
-  const bool amx_probe = act == DType::bf16 && probe.amx_dot_gflops.has_value() && active_kernel_isa().amx_tiles;
-  const bool dot_probe = !amx_probe && act == DType::bf16 && probe.bf16_dot_gflops.has_value() &&
-                         active_kernel_isa().bf16_dot_product;   // the kernels run vdpbf16ps
-  const double peak = amx_probe ? probe.amx_dot_gflops->median
-                      : dot_probe ? probe.bf16_dot_gflops->median
-                                  : probe.fma_gflops.median * (act == DType::bf16 ? 2.0 : 1.0);
+  const ComputePeak peak = prefill_compute_peak(probe, act == DType::bf16);
   const double prefill_gflops = flops * 1e-9 / g.prefill_seconds;
-  // Where the level has no bf16 dot-product instruction (avx2, avx512) its bf16 GEMM widens to f32 FMAs, so the
-  // doubled FMA rate is a peak no kernel there can reach: the line also gives the FMA probe's fraction.
-  const bool widened = act == DType::bf16 && !amx_probe && !dot_probe;
   fmt::print("prefill compute: {:.2f} GFLOP = {:.1f} GFLOP/s, {:.1f}% of the {} peak ({:.0f} GFLOP/s: {} of this run){}\n",
-             flops * 1e-9, prefill_gflops, 100.0 * prefill_gflops / peak,
-             act == DType::bf16 ? "bf16 dot-product" : "f32 FMA", peak,
-             amx_probe ? "the AMX probe" : dot_probe ? "the vdpbf16ps probe" : act == DType::bf16 ? "2 x the FMA probe" : "the FMA probe",
-             widened ? fmt::format("; {:.1f}% of the FMA probe, this level's own peak (bf16 widened to f32 FMAs)",
-                                   100.0 * prefill_gflops / probe.fma_gflops.median)
-                     : "");
+             flops * 1e-9, prefill_gflops, 100.0 * prefill_gflops / peak.gflops,
+             act == DType::bf16 ? "bf16 dot-product" : "f32 FMA", peak.gflops, peak.source,
+             peak.widened ? fmt::format("; {:.1f}% of the FMA probe, this level's own peak (bf16 widened to f32 FMAs)",
+                                        100.0 * prefill_gflops / probe.fma_gflops.median)
+                          : "");
   fmt::print("decode: {} tokens in {:.3f} s = {:.2f} tokens/s (context {} -> {}){}\n", g.decoded_tokens,
              g.decode_seconds, decode_tps, prompt_tokens + 1, g.context,
              g.stopped ? fmt::format(", stopped at eos token {}", g.tokens.back()) : "");
@@ -450,7 +438,7 @@ void run(const RunOptions& o, bool sampling_set) {
                 {"decoded_tokens", g.decoded_tokens},
                 {"context_reached", g.context},
                 {"prefill_compute", {{"flops", flops}, {"gflop_per_s", prefill_gflops},
-                                     {"peak_gflop_per_s", peak}, {"fraction_of_peak", prefill_gflops / peak}}},
+                                     {"peak_gflop_per_s", peak.gflops}, {"fraction_of_peak", prefill_gflops / peak.gflops}}},
                 {"bandwidth_floor", {{"active_weight_bytes_per_token", floor.weight_bytes},
                                      {"kv_bytes_per_token", floor.kv_bytes},
                                      {"mean_context", mean_context},

@@ -35,6 +35,23 @@ TEST(ArchitectureDoc, NamesEverySourceFolder) {
   }
 }
 
+// tests/ mirrors src/: a folder of tests is named after the source folder it tests (tests/model/llm/ tests
+// src/model/llm/), except the harness's own folders (support, data, architecture, tools: the command's tests).
+TEST(ArchitectureDoc, TestsMirrorTheSourceFolders) {
+  const std::filesystem::path tests = kRoot / "tests";
+  for (auto it = std::filesystem::recursive_directory_iterator(tests); it != std::filesystem::recursive_directory_iterator(); ++it) {
+    if (!it->is_directory()) continue;
+    const std::filesystem::path rel = it->path().lexically_relative(tests);
+    const std::string top = rel.begin()->string();
+    if (top == "support" || top == "data" || top == "architecture" || top == "tools") {
+      it.disable_recursion_pending();
+      continue;
+    }
+    EXPECT_TRUE(std::filesystem::is_directory(kRoot / "src" / rel))
+        << "tests/" << rel.generic_string() << "/ has no src/" << rel.generic_string() << "/ to mirror";
+  }
+}
+
 TEST(ArchitectureDoc, NamesEveryPageOfDocs) {
   const std::string text = architecture_text();
   for (const auto& entry : std::filesystem::directory_iterator(kRoot / "docs")) {

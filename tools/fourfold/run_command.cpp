@@ -515,7 +515,7 @@ void register_run(CLI::App& app) {
   cmd->add_option("--dtype", o.dtype,
                   "activations: auto follows the checkpoint as transformers does (bf16 for a bf16 or FP8 checkpoint "
                   "and a preset, f32 for an f32 or f16 one); f32 keeps every value between ops in f32 (the precise mode), bf16 "
-                  "rounds them to bf16 (the fast one); README's precision section says what each rounds")
+                  "rounds them to bf16 (the fast one); docs/dtypes.md's precision section says what each rounds")
       ->capture_default_str();
   cmd->add_option("--kv-dtype", o.kv_dtype, "KV cache: auto (the activations' dtype), bf16 or f32")
       ->capture_default_str();

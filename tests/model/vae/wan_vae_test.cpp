@@ -11,7 +11,7 @@
 #include "fourfold/errors.h"
 #include "model/formats/safetensors.h"
 #include "model/vae/wan_vae.h"
-#include "temp_dirs.h"
+#include "model/temp_dirs.h"
 
 namespace fourfold::model {
 namespace {

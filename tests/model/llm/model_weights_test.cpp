@@ -5,7 +5,7 @@
 #include "model/llm/expert_stack.h"
 #include "model/llm/model_weights.h"
 #include "model/llm/weight_layout.h"
-#include "model_test_support.h"
+#include "model/model_test_support.h"
 #include "support/test_support.h"
 
 namespace fourfold::model {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "backends/generic/primitives.h"
-#include "tier_check.h"
+#include "backends/tier_check.h"
 
 namespace fourfold {
 namespace {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "model/llm/generation.h"
-#include "model_test_support.h"
+#include "model/model_test_support.h"
 
 namespace fourfold::model {
 namespace {

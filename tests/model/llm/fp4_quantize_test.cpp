@@ -15,7 +15,7 @@
 #include "model/llm/quantize.h"
 #include "model/llm/weight_layout.h"
 #include "model/temp_dirs.h"
-#include "model_test_support.h"
+#include "model/model_test_support.h"
 #include "support/test_support.h"
 
 namespace fourfold::model {

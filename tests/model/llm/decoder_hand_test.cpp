@@ -11,7 +11,7 @@
 #include "model/llm/decoder.h"
 #include "model/llm/presets.h"
 #include "model/llm/weight_layout.h"
-#include "model_test_support.h"
+#include "model/model_test_support.h"
 #include "support/test_support.h"
 
 namespace fourfold::model {

@@ -8,7 +8,7 @@
 
 #include "model/llm/generation.h"
 #include "model/llm/model_folder.h"
-#include "model_test_support.h"
+#include "model/model_test_support.h"
 #include "model/llm/model_maker.h"
 #include "model/llm/quantize.h"
 #include "model/llm/weight_layout.h"

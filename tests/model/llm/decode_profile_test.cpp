@@ -7,7 +7,7 @@
 #include "fourfold/profile.h"
 #include "model/llm/decode_profile.h"
 #include "model/llm/generation.h"
-#include "model_test_support.h"
+#include "model/model_test_support.h"
 
 namespace fourfold::model {
 namespace {

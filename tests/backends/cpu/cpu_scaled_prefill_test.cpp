@@ -12,7 +12,7 @@
 #include "backends/cpu/isa.h"
 #include "backends/dedicated_check.h"
 #include "fourfold/parallel.h"
-#include "fp8_scales.h"
+#include "backends/fp8_scales.h"
 #include "support/test_support.h"
 
 namespace fourfold {

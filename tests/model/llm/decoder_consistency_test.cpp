@@ -5,7 +5,7 @@
 #include "check/error_metrics.h"
 #include "fourfold/parallel.h"
 #include "model/llm/generation.h"
-#include "model_test_support.h"
+#include "model/model_test_support.h"
 #include "support/test_support.h"
 
 namespace fourfold::model {

@@ -7,7 +7,7 @@
 #include "backends/dedicated_check.h"
 #include "backends/op_args.h"
 #include "fourfold/parallel.h"
-#include "fp8_scales.h"
+#include "backends/fp8_scales.h"
 #include "support/test_support.h"
 
 namespace fourfold {

@@ -9,7 +9,7 @@
 #include "model/formats/npy_header.h"
 #include "model/formats/npy.h"
 #include "support/test_support.h"
-#include "temp_dirs.h"
+#include "model/temp_dirs.h"
 
 namespace fourfold::model {
 namespace {

@@ -66,14 +66,22 @@ class _Reader:
         self.source = source
 
     def bad(self, path, expected, found):
-        text = found if isinstance(found, str) and found.startswith("none") else json.dumps(found)
-        if len(text) > 60:
-            text = text[:57] + "..."
-        raise SuiteError(f"suite file '{self.source}': field '{path}': expected {expected}, found {text}")
+        """The C++ reader's wording (model/formats/checked_json.h): the value's JSON type and its compact text."""
+        if isinstance(found, str) and found.startswith("none"):
+            text = found
+        else:
+            kind = ("null" if found is None else "object" if isinstance(found, dict) else
+                    "array" if isinstance(found, list) else "string" if isinstance(found, str) else
+                    "boolean" if isinstance(found, bool) else "number")
+            text = json.dumps(found, separators=(",", ":"), ensure_ascii=False)
+            if len(text) > 80:
+                text = text[:77] + "..."
+            text = f"{kind} {text}"
+        raise SuiteError(f"suite file '{self.source}': field '{path or '(document)'}': expected {expected}, found {text}")
 
     def need(self, obj, path, key):
         if not isinstance(obj, dict):
-            self.bad(path or "(top level)", "an object", obj)
+            self.bad(path, "an object", obj)
         if key not in obj:
             self.bad(f"{path}.{key}" if path else key, "a value", "none (missing)")
         return obj[key]

@@ -34,7 +34,7 @@ def test_moe_group_sizes_follow_the_routing_rules():
 
 
 def test_a_bad_suite_names_the_file_and_the_field():
-    with pytest.raises(SuiteError, match=r"suite file 'x.json': field 'shapes\[0\].n': expected a positive integer, found -4"):
+    with pytest.raises(SuiteError, match=r"suite file 'x.json': field 'shapes\[0\].n': expected a positive integer, found number -4"):
         parse_suite('{"suite": "x", "op": "linear", "dtypes": ["bf16"], "m": [1], "bias": [false],'
                     ' "shapes": [{"n": -4, "k": 2, "model": "m", "projection": "p"}]}', "x.json")
     with pytest.raises(SuiteError, match="field 'op': expected one of .*linear, row_ops"):

@@ -15,6 +15,7 @@
 #include "core/file_io.h"
 #include "fourfold/errors.h"
 #include "model/formats/bounded_json.h"
+#include "model/formats/checked_json.h"
 
 namespace fourfold {
 namespace {
@@ -55,12 +56,7 @@ bool allowed(Num rule, double v) {
   return false;
 }
 
-std::string describe(const Json& j) {
-  if (j.is_discarded()) return "nothing";
-  std::string text = j.dump();
-  if (text.size() > 48) text = text.substr(0, 45) + "...";
-  return fmt::format("{} {}", j.type_name(), text);
-}
+std::string describe(const Json& j) { return CheckedJson::describe(j); }
 
 // A value inside the document with its path ("op_time.rows[3].median_us"), so every refusal names it.
 class Node {

@@ -15,6 +15,7 @@
 #include "core/file_io.h"
 #include "fourfold/errors.h"
 #include "model/formats/bounded_json.h"
+#include "model/formats/checked_json.h"
 
 namespace fourfold {
 namespace {
@@ -32,79 +33,14 @@ std::string join(const std::vector<std::string>& items, std::string_view sep = "
 }
 
 // Reads one suite file and says exactly which field is wrong: "suite file 'x.json': field 'shapes[3].n':
-// expected a positive integer, found -4".
-class Reader {
+// expected a positive integer, found -4" (model/formats/checked_json.h), with the suites' own dtype fields.
+class Reader : public CheckedJson {
  public:
-  explicit Reader(std::string source) : source_(std::move(source)) {}
+  explicit Reader(const std::string& file) : CheckedJson(fmt::format("suite file '{}'", file)) {}
 
-  [[noreturn]] void bad_text(const std::string& field, std::string_view expected, std::string_view found) const {
-    fail_field<FormatError>(fmt::format("suite file '{}'", source_), field, expected, found);
-  }
-  [[noreturn]] void bad(const std::string& field, std::string_view expected, const json& found) const {
-    std::string text = found.dump();
-    if (text.size() > 60) text = text.substr(0, 57) + "...";
-    bad_text(field, expected, text);
-  }
-
-  static std::string sub(const std::string& path, std::string_view key) {
-    return path.empty() ? std::string(key) : path + "." + std::string(key);
-  }
-  static std::string at(const std::string& path, size_t i) { return fmt::format("{}[{}]", path, i); }
-
-  void object(const json& v, const std::string& path) const {
-    if (!v.is_object()) bad(path.empty() ? "(top level)" : path, "an object", v);
-  }
-  // Only the listed keys: a misspelt field is an error, not silently ignored.
-  // An entry that is not an object (a case given as a number) is refused here: key() on an array's iterator throws.
-  void only_keys(const json& v, const std::string& path, std::initializer_list<const char*> keys) const {
-    object(v, path);
-    for (auto it = v.begin(); it != v.end(); ++it) {
-      if (std::find_if(keys.begin(), keys.end(), [&](const char* k) { return it.key() == k; }) == keys.end()) {
-        std::vector<std::string> names(keys.begin(), keys.end());
-        bad_text(sub(path, it.key()), "a known field (" + join(names) + ")", "an unknown field");
-      }
-    }
-  }
-  const json& need(const json& v, const std::string& path, const char* key) const {
-    object(v, path);
-    auto it = v.find(key);
-    if (it == v.end()) bad_text(sub(path, key), "a value", "none (missing)");
-    return *it;
-  }
   bool has(const json& v, const char* key) const { return v.is_object() && v.contains(key); }
-
-  int64_t integer(const json& v, const std::string& path, int64_t min = 1) const {
-    if (!v.is_number_integer() || v.get<int64_t>() < min)
-      bad(path, min == 1 ? "a positive integer" : fmt::format("an integer >= {}", min), v);
-    return v.get<int64_t>();
-  }
-  double number(const json& v, const std::string& path) const {
-    if (!v.is_number()) bad(path, "a number", v);
-    return v.get<double>();
-  }
-  bool boolean(const json& v, const std::string& path) const {
-    if (!v.is_boolean()) bad(path, "true or false", v);
-    return v.get<bool>();
-  }
-  std::string string(const json& v, const std::string& path) const {
-    if (!v.is_string()) bad(path, "a string", v);
-    return v.get<std::string>();
-  }
-  const json& array(const json& v, const std::string& path, bool non_empty = true) const {
-    if (!v.is_array() || (non_empty && v.empty())) bad(path, non_empty ? "a non-empty array" : "an array", v);
-    return v;
-  }
-  std::vector<int64_t> integers(const json& v, const std::string& path, int64_t min = 1) const {
-    array(v, path);
-    std::vector<int64_t> out;
-    for (size_t i = 0; i < v.size(); ++i) out.push_back(integer(v[i], at(path, i), min));
-    return out;
-  }
   std::vector<bool> booleans(const json& v, const std::string& path) const {
-    array(v, path);
-    std::vector<bool> out;
-    for (size_t i = 0; i < v.size(); ++i) out.push_back(boolean(v[i], at(path, i)));
-    return out;
+    return elements<bool>(v, path, [&](const json& e, const std::string& p) { return boolean(e, p); });
   }
   DType dtype(const json& v, const std::string& path) const {
     const std::string name = string(v, path);
@@ -115,24 +51,8 @@ class Reader {
     }
   }
   std::vector<DType> dtypes(const json& v, const std::string& path) const {
-    array(v, path);
-    std::vector<DType> out;
-    for (size_t i = 0; i < v.size(); ++i) out.push_back(dtype(v[i], at(path, i)));
-    return out;
+    return elements<DType>(v, path, [&](const json& e, const std::string& p) { return dtype(e, p); });
   }
-  template <class E>
-  E choice(const json& v, const std::string& path, std::initializer_list<std::pair<const char*, E>> options) const {
-    const std::string name = string(v, path);
-    std::vector<std::string> names;
-    for (const auto& [n, e] : options) {
-      if (name == n) return e;
-      names.emplace_back(n);
-    }
-    bad(path, "one of " + join(names), v);
-  }
-
- private:
-  std::string source_;
 };
 
 // The names a row_ops case's "op" may give: the case files that read row_ops cases.

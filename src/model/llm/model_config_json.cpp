@@ -10,6 +10,7 @@
 
 #include "fourfold/errors.h"
 #include "model/formats/bounded_json.h"
+#include "model/formats/checked_json.h"
 #include "model/formats/json_excerpt.h"
 #include "model/llm/model_config.h"
 #include "model/llm/model_config_defaults.h"
@@ -23,47 +24,33 @@ constexpr const char* kModelTypes =
     "one of qwen3_moe, qwen3, qwen2, llama, qwen3_5_moe, qwen3_5_moe_text, qwen3_5, qwen3_5_text, qwen3_next";
 constexpr int64_t kMaxConfigInteger = (int64_t(1) << 31) - 1;
 
-// Reads the keys of one JSON object, each failure naming `file` and the key's path ("rope_scaling.factor").
+// Reads the keys of one JSON object with transformers' defaults where a key is absent, each value checked by
+// CheckedJson (model/formats/checked_json.h) at its path ("rope_scaling.factor").
 class Reader {
  public:
   Reader(const json& object, std::string file, std::string prefix = "")
-      : object_(object), file_(std::move(file)), prefix_(std::move(prefix)) {}
+      : object_(object), check_(std::move(file)), prefix_(std::move(prefix)) {}
 
   // nullptr when absent or null (Hugging Face writes "rope_scaling": null for "none").
-  const json* find(const char* key) const {
-    const auto it = object_.find(key);
-    return it == object_.end() || it->is_null() ? nullptr : &*it;
-  }
+  const json* find(const char* key) const { return CheckedJson::find(object_, key); }
   const json& require(const char* key) const {
     if (const json* v = find(key)) return *v;
-    fail_field<FormatError>(file_, path(key), "the key to be present", "it missing");
+    check_.bad_text(path(key), "a value", "none (missing)");
   }
   [[noreturn]] void bad(const char* key, std::string_view expected, const json& found) const {
-    fail_field<FormatError>(file_, path(key), expected, json_excerpt(found));
+    check_.bad(path(key), expected, found);
   }
 
+  // Every size of these architectures fits in 31 bits; the bound keeps products of two of them exact.
   int64_t integer(const char* key, std::optional<int64_t> fallback = std::nullopt, int64_t min = 1) const {
     const json* v = find(key);
-    if (!v) {
-      if (fallback) return *fallback;
-      require(key);
-    }
-    if (!v->is_number_integer() || (v->is_number_unsigned() && v->get<uint64_t>() > uint64_t(INT64_MAX)))
-      bad(key, "an integer", *v);
-    const int64_t value = v->get<int64_t>();
-    // Every size of these architectures fits in 31 bits; the bound keeps products of two of them exact.
-    if (value < min || value > kMaxConfigInteger)
-      bad(key, fmt::format("an integer in [{}, {}]", min, kMaxConfigInteger), *v);
-    return value;
+    if (!v && fallback) return *fallback;
+    return check_.integer(v ? *v : require(key), path(key), min, kMaxConfigInteger);
   }
   double number(const char* key, std::optional<double> fallback = std::nullopt) const {
     const json* v = find(key);
-    if (!v) {
-      if (fallback) return *fallback;
-      require(key);
-    }
-    if (!v->is_number() || !std::isfinite(v->get<double>())) bad(key, "a finite number", *v);
-    return v->get<double>();
+    if (!v && fallback) return *fallback;
+    return check_.number(v ? *v : require(key), path(key));
   }
   double positive(const char* key, std::optional<double> fallback = std::nullopt) const {
     const double value = number(key, fallback);
@@ -72,25 +59,19 @@ class Reader {
   }
   bool boolean(const char* key, bool fallback) const {
     const json* v = find(key);
-    if (!v) return fallback;
-    if (!v->is_boolean()) bad(key, "true or false", *v);
-    return v->get<bool>();
+    return v ? check_.boolean(*v, path(key)) : fallback;
   }
   std::string string(const char* key, std::optional<std::string> fallback = std::nullopt) const {
     const json* v = find(key);
-    if (!v) {
-      if (fallback) return *fallback;
-      require(key);
-    }
-    if (!v->is_string()) bad(key, "a string", *v);
-    return v->get<std::string>();
+    if (!v && fallback) return *fallback;
+    return check_.string(v ? *v : require(key), path(key));
   }
-  std::string path(const char* key) const { return prefix_.empty() ? key : prefix_ + "." + key; }
-  const std::string& file() const { return file_; }
+  std::string path(const char* key) const { return CheckedJson::sub(prefix_, key); }
+  const std::string& file() const { return check_.source(); }
 
  private:
   const json& object_;
-  std::string file_;
+  CheckedJson check_;
   std::string prefix_;
 };
 
@@ -462,7 +443,7 @@ void parse_decoder(const Reader& r, const json& root, ModelConfig& c) {
 
 ModelConfig parse_model_config(std::string_view json_text, const std::string& file_name) {
   const json root = parse_bounded_json(json_text, file_name, "config.json");
-  if (!root.is_object()) fail_field<FormatError>(file_name, "(document)", "a JSON object", json_excerpt(root));
+  if (!root.is_object()) CheckedJson(file_name).bad("", "a JSON object", root);
   const Reader top(root, file_name);
   ModelConfig c;
   c.model_type = top.string("model_type");

@@ -8,6 +8,7 @@
 
 #include "model/formats/bounded_json.h"
 #include "fourfold/errors.h"
+#include "model/formats/checked_json.h"
 #include "model/formats/json_excerpt.h"
 #include "model/tokenizer/tokenizer_parts.h"
 
@@ -20,14 +21,17 @@ using nlohmann::json;
 // over, so a small file could ask for billions of ids per prompt; real templates hold one to a few.
 constexpr size_t kMaxTemplateIds = 4096;
 
-struct Reader {
-  const std::string& file;
+// Checks through CheckedJson (model/formats/checked_json.h): "<file>: field '<path>': expected ..., found ...".
+struct Reader : CheckedJson {
+  using CheckedJson::CheckedJson;
+  using CheckedJson::bad;
 
   [[noreturn]] void bad(const std::string& field, std::string_view expected, const json* found) const {
-    fail<FormatError>(file, field, expected, found ? json_excerpt(*found) : "nothing");
+    if (found == nullptr) bad_text(field, expected, "none (missing)");
+    bad(field, expected, *found);
   }
   [[noreturn]] void unsupported(const std::string& field, std::string_view expected, const json& found) const {
-    fail<UnsupportedError>(file, field, expected, json_excerpt(found));
+    fail_field<UnsupportedError>(source(), field, expected, describe(found));
   }
   const json& object(const json& parent, const std::string& key, const std::string& path) const {
     const auto it = parent.find(key);
@@ -77,7 +81,7 @@ struct Reader {
       const std::string field = fmt::format("{}.pattern.{}", path, kind);
       const std::string text = p[kind].get<std::string>();
       if (text.empty()) bad(field, "a non-empty pattern", &p[kind]);
-      return std::make_shared<Regex>(text, std::string_view(kind) == "String", file, field);
+      return std::make_shared<Regex>(text, std::string_view(kind) == "String", source(), field);
     }
     bad(path + ".pattern", "{\"String\": text} or {\"Regex\": text}", &p);
   }
@@ -134,7 +138,7 @@ struct Reader {
       pt.kind = PreTokenizer::Kind::kByteLevel;
       pt.add_prefix_space = boolean(value, "add_prefix_space", path + ".add_prefix_space", true);
       if (boolean(value, "use_regex", path + ".use_regex", true))
-        pt.regex = std::make_shared<Regex>(gpt2_split_pattern(), false, file, path);
+        pt.regex = std::make_shared<Regex>(gpt2_split_pattern(), false, source(), path);
     } else if (t == "Metaspace") {
       pt.kind = PreTokenizer::Kind::kMetaspace;
       pt.replacement = character(value, "replacement", path + ".replacement");
@@ -371,7 +375,7 @@ const json& member_or_null(const json& doc, const char* key) {
 
 std::shared_ptr<const Pipeline> parse_tokenizer_json(std::string_view text, const std::string& file) {
   const json doc = parse_bounded_json(text, file, "tokenizer.json");
-  const Reader r{file};
+  const Reader r(file);
   if (!doc.is_object()) r.bad("tokenizer.json", "an object", &doc);
   auto p = std::make_shared<Pipeline>();
   p->file = file;

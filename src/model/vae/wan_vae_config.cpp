@@ -1,6 +1,7 @@
 #include "model/vae/wan_vae_config.h"
 
 #include <algorithm>
+#include <limits>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -9,6 +10,7 @@
 #include "core/checked_math.h"
 #include "fourfold/errors.h"
 #include "model/formats/bounded_json.h"
+#include "model/formats/checked_json.h"
 
 namespace fourfold::model {
 namespace {
@@ -38,50 +40,38 @@ void bounded(const std::string& file, std::string_view key, int64_t value, int64
   if (value < 1 || value > max) bad(file, key, fmt::format("an integer in [1, {}]", max), std::to_string(value));
 }
 
+// Reads the keys of the config with diffusers' defaults where a key is absent, each value checked by CheckedJson
+// (model/formats/checked_json.h).
 class Reader {
  public:
-  Reader(const json& j, std::string file) : j_(j), file_(std::move(file)) {}
+  Reader(const json& j, std::string file) : j_(j), check_(std::move(file)) {}
 
   [[noreturn]] void bad(const std::string& key, std::string_view expected, const json& found) const {
-    std::string text = found.dump(-1, ' ', false, json::error_handler_t::replace);
-    if (text.size() > 60) text = text.substr(0, 57) + "...";
-    model::bad(file_, key, expected, text);
+    check_.bad(key, expected, found);
   }
-  const json* find(const char* key) const {
-    auto it = j_.find(key);
-    return it == j_.end() || it->is_null() ? nullptr : &*it;
-  }
+  const json* find(const char* key) const { return CheckedJson::find(j_, key); }
   // Any integer that fits in int64 here: check_wan_vae_config bounds it, for presets and files alike.
   int64_t integer(const char* key, int64_t fallback) const {
     const json* v = find(key);
-    if (v == nullptr) return fallback;
-    if (!v->is_number_integer() || (v->is_number_unsigned() && v->get<uint64_t>() > uint64_t(INT64_MAX)))
-      bad(key, "an integer in the int64 range", *v);
-    return v->get<int64_t>();
+    return v ? check_.integer(*v, key, std::numeric_limits<int64_t>::min()) : fallback;
   }
   bool boolean(const char* key, bool fallback) const {
     const json* v = find(key);
-    if (v == nullptr) return fallback;
-    if (!v->is_boolean()) bad(key, "true or false", *v);
-    return v->get<bool>();
+    return v ? check_.boolean(*v, key) : fallback;
   }
-  template <class T, class Check>
-  std::vector<T> list(const char* key, std::vector<T> fallback, std::string_view expected, Check ok,
-                      size_t max_size) const {
+  template <class T, class Read>
+  std::vector<T> list(const char* key, std::vector<T> fallback, Read read, size_t max_size) const {
     const json* v = find(key);
-    if (v == nullptr) return fallback;
-    if (!v->is_array() || v->size() > max_size) bad(key, fmt::format("{}, at most {}", expected, max_size), *v);
-    std::vector<T> out;
-    for (const json& e : *v) {
-      if (!ok(e)) bad(key, expected, *v);
-      out.push_back(e.get<T>());
-    }
-    return out;
+    return v ? check_.elements<T>(*v, key, read, /*non_empty=*/false, max_size) : fallback;
+  }
+  const CheckedJson& checks() const { return check_; }
+  std::vector<double> numbers(const char* key, size_t max_size) const {
+    return list<double>(key, {}, [&](const json& e, const std::string& p) { return check_.number(e, p); }, max_size);
   }
 
  private:
   const json& j_;
-  std::string file_;
+  CheckedJson check_;
 };
 
 int64_t power_of_two(int64_t exponent) { return int64_t(1) << exponent; }
@@ -187,21 +177,22 @@ WanVaeConfig parse_wan_vae_config(const std::string& text, const std::string& fi
   c.base_dim = r.integer("base_dim", c.base_dim);
   c.decoder_base_dim = r.integer("decoder_base_dim", c.base_dim);
   c.z_dim = r.integer("z_dim", c.z_dim);
-  c.dim_mult = r.list<int64_t>("dim_mult", c.dim_mult, "a list of integers",
-                               [](const json& e) { return e.is_number_integer(); }, kMaxStages);
+  const CheckedJson& check = r.checks();
+  c.dim_mult = r.list<int64_t>("dim_mult", c.dim_mult, [&](const json& e, const std::string& p) {
+    return check.integer(e, p, std::numeric_limits<int64_t>::min());
+  }, kMaxStages);
   c.num_res_blocks = r.integer("num_res_blocks", c.num_res_blocks);
-  const auto number = [](const json& e) { return e.is_number(); };
-  c.attn_scales = r.list<double>("attn_scales", {}, "a list of numbers", number, kMaxAttnScales);
-  c.temperal_downsample = r.list<bool>("temperal_downsample", c.temperal_downsample, "a list of true/false",
-                                       [](const json& e) { return e.is_boolean(); }, kMaxStages);
+  c.attn_scales = r.numbers("attn_scales", kMaxAttnScales);
+  c.temperal_downsample = r.list<bool>("temperal_downsample", c.temperal_downsample,
+                                       [&](const json& e, const std::string& p) { return check.boolean(e, p); }, kMaxStages);
   c.is_residual = r.boolean("is_residual", false);
   c.in_channels = r.integer("in_channels", 3);
   c.out_channels = r.integer("out_channels", 3);
   c.patch_size = r.integer("patch_size", 1);
   c.scale_factor_temporal = r.integer("scale_factor_temporal", 4);
   c.scale_factor_spatial = r.integer("scale_factor_spatial", 8);
-  c.latents_mean = r.list<double>("latents_mean", {}, "a list of numbers", number, kMaxZDim);
-  c.latents_std = r.list<double>("latents_std", {}, "a list of numbers", number, kMaxZDim);
+  c.latents_mean = r.numbers("latents_mean", kMaxZDim);
+  c.latents_std = r.numbers("latents_std", kMaxZDim);
   check_wan_vae_config(c, file);
   return c;
 }

@@ -246,7 +246,7 @@ TEST(ModelConfig, BadConfigsNameFileAndKey) {
   EXPECT_TRUE(rejects(j, {"model_type", "qwen3_moe, qwen3, qwen2, llama", "gpt2"}));
   j = valid();
   j.erase("model_type");   // the one key without a default
-  EXPECT_TRUE(rejects(j, {"model_type", "present"}));
+  EXPECT_TRUE(rejects(j, {"model_type", "none (missing)"}));
   j = valid();
   j["hidden_size"] = "128";
   EXPECT_TRUE(rejects(j, {"hidden_size", "an integer", "\"128\""}));

@@ -102,9 +102,9 @@ EndToEndResult run_end_to_end(const EndToEndOptions& o, const Policy policies[2]
   if (f32_mode_too) {
     model::DecoderOptions f32_options = dopt;
     f32_options.activation = f32_options.kv_cache = DType::f32;
-    f32_decoder.emplace(config, model::bind_weights(config, source.weights, DType::f32, source.name), f32_options);
+    f32_decoder.emplace(model::build_decoder(config, source.weights, f32_options, source.name));
   }
-  model::Decoder decoder(config, model::bind_weights(config, std::move(source.weights), act, source.name), dopt);
+  model::Decoder decoder = model::build_decoder(config, std::move(source.weights), dopt, source.name);
   model::Decoder& reference_decoder = f32_decoder ? *f32_decoder : decoder;
   const auto under = [&](int side, const std::function<void()>& work) {
     ScopedPolicy scope(policies[side]);

@@ -248,7 +248,7 @@ void run(const RunOptions& o, bool sampling_set) {
   dopt.activation = act;
   dopt.kv_cache = kv;
   dopt.max_context = prompt_tokens + o.gen;
-  model::Decoder decoder(config, model::bind_weights(config, std::move(source.weights), act, source.name), dopt);
+  model::Decoder decoder = model::build_decoder(config, std::move(source.weights), dopt, source.name);
   std::string sampling_said;
   model::Sampler sampler(sampling(o, sampling_set, source.generation, sampling_said));
   // Stop tokens: generation_config.json's eos ids, else config.json's.

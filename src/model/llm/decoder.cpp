@@ -103,4 +103,9 @@ Tensor Decoder::forward(std::span<const int64_t> tokens, bool all_logits) {
   return project(normed, weights_.lm_head).to(DType::f32);
 }
 
+Decoder build_decoder(const ModelConfig& config, TensorMap weights, const DecoderOptions& options,
+                      const std::string& source) {
+  return Decoder(config, bind_weights(config, std::move(weights), options.activation, source), options);
+}
+
 }  // namespace fourfold::model

@@ -54,4 +54,9 @@ class Decoder {
   int64_t saved_position_ = -1;   // where the linear states were last saved
 };
 
+// The one way the commands build a decoder (run, the check's end-to-end workload): the checkpoint's tensors bound
+// for `options.activation` (bind_weights checks them against the config), the cache and the states after it.
+Decoder build_decoder(const ModelConfig& config, TensorMap weights, const DecoderOptions& options,
+                      const std::string& source);
+
 }  // namespace fourfold::model

@@ -73,9 +73,16 @@ class CachingAllocator final : public Allocator {
   State* state_;
 };
 
-// The process-wide allocator of a device. CPU: a CachingAllocator; other devices: DeviceError until built.
+// The process-wide allocator of a device. CPU: the one set_host_cpu_allocator installed, else the
+// CachingAllocator; other devices: DeviceError until built.
 Allocator& allocator_for(Device device);
 CachingAllocator& cpu_allocator();
+
+// Routes every new CPU Tensor's storage through `allocator` (nullptr: back to cpu_allocator()), for a host
+// program with an allocator of its own: the PyTorch extension installs PyTorch's, so that one cache, not two,
+// holds what the ops allocate. Storages made before keep freeing into the allocator they came from. `allocator`
+// must outlive every storage it makes.
+void set_host_cpu_allocator(Allocator* allocator);
 std::string describe_stats(const AllocatorStats& stats);
 
 }  // namespace fourfold

@@ -205,3 +205,14 @@ def test_the_thread_count_follows_torch():
         assert torch.ops.fourfold.num_threads() == 2
     finally:
         torch.set_num_threads(before)
+
+
+def test_outputs_come_from_pytorchs_allocator():
+    """One memory cache: an op's output (and its temporaries) are PyTorch allocator blocks, which its profiler
+    counts, not memory of a second cache of fourfold's beside it."""
+    from fourfold_torch.memory import _cpu_allocator_totals
+    x, w = rand(4, 64), rand(1 << 20, 64)   # the output: 4 x 2^20 floats = 16 MiB
+    kept = []
+    _, peak = _cpu_allocator_totals(lambda: kept.append(ops.linear(x, w, None)))
+    assert peak >= 16 << 20, f"PyTorch's allocator saw a peak of {peak} bytes"
+    torch.testing.assert_close(kept[0], F.linear(x, w), rtol=1e-5, atol=1e-5)

@@ -1,6 +1,7 @@
 // The CPU caching allocator: rounded sizes, exact-size free lists (a larger cached block where the exact list is
 // empty), statistics for the memory record.
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstdint>
 #include <cstdlib>
@@ -237,8 +238,20 @@ CachingAllocator& cpu_allocator() {
   return *allocator;
 }
 
+namespace {
+std::atomic<Allocator*>& host_cpu_allocator() {
+  static std::atomic<Allocator*> installed{nullptr};
+  return installed;
+}
+}  // namespace
+
+void set_host_cpu_allocator(Allocator* allocator) { host_cpu_allocator().store(allocator, std::memory_order_release); }
+
 Allocator& allocator_for(Device device) {
-  if (device.type == DeviceType::cpu) return cpu_allocator();
+  if (device.type == DeviceType::cpu) {
+    Allocator* host = host_cpu_allocator().load(std::memory_order_acquire);
+    return host != nullptr ? *host : cpu_allocator();
+  }
   fail<DeviceError>("allocator_for", "device", "cpu (no CUDA backend in this build)", device_name(device));
 }
 

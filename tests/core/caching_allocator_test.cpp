@@ -1,4 +1,5 @@
 // The caching allocator's statistics, cache behaviour, limit and out-of-memory path.
+#include <cstdlib>
 #include <cstring>
 #include <vector>
 
@@ -92,6 +93,40 @@ TEST(CachingAllocator, ImpossibleRequestThrowsNeverReturnsNull) {
   EXPECT_TRUE(testing::throws_with<OutOfMemoryError>([&] { a.allocate(size_t{1} << 62); },
                                                      {"cannot allocate", "the system refused"}));
   EXPECT_EQ(a.stats().allocations, 0u);
+}
+
+// A host program's allocator (the PyTorch extension installs PyTorch's): new tensors come from it, storages made
+// before free into the allocator they came from, and nullptr restores the caching allocator.
+TEST(CachingAllocator, AHostAllocatorServesNewTensorsUntilRemoved) {
+  struct Counting final : Allocator {
+    int64_t live = 0, calls = 0;
+    void* allocate(size_t bytes) override {
+      ++calls;
+      live += static_cast<int64_t>(bytes);
+      return std::aligned_alloc(kAllocationAlignment, (bytes + kAllocationAlignment - 1) / kAllocationAlignment * kAllocationAlignment);
+    }
+    void deallocate(void* p, size_t bytes) override {
+      live -= static_cast<int64_t>(bytes);
+      std::free(p);
+    }
+    Device device() const override { return kCpu; }
+    AllocatorStats stats() const override { return {}; }
+    void reset_peak() override {}
+    void empty_cache() override {}
+  } host;
+  Tensor before = Tensor::zeros({1000}, DType::f32);
+  set_host_cpu_allocator(&host);
+  Tensor mine = Tensor::full({1000}, 2.0, DType::f32);
+  EXPECT_EQ(host.calls, 1);
+  EXPECT_EQ(host.live, 4000);
+  before = Tensor();   // made before: freed into the caching allocator, not into `host`
+  EXPECT_EQ(host.live, 4000);
+  set_host_cpu_allocator(nullptr);
+  Tensor after = Tensor::zeros({1000}, DType::f32);
+  EXPECT_EQ(host.calls, 1);
+  EXPECT_EQ(mine.to_vector()[999], 2.0);
+  mine = Tensor();   // still freed into `host`, which it came from
+  EXPECT_EQ(host.live, 0);
 }
 
 TEST(CachingAllocator, TensorsAllocateThroughTheProcessAllocator) {

@@ -22,7 +22,8 @@ fourfold::OptTensor to_fourfold(const std::optional<at::Tensor>& x, const char* 
 // A weight the kernels read in place: its last dim must be contiguous (a transposed or column-sliced weight is
 // refused, never copied behind the caller's back).
 fourfold::Tensor weight_to_fourfold(const at::Tensor& w, const char* op, const char* arg);
-// A torch tensor over the result's memory (fourfold's allocator keeps owning it until the tensor dies).
+// A torch tensor over the result's memory (its storage, a PyTorch allocator block since the extension installs
+// PyTorch's allocator as fourfold's, is freed when the tensor dies).
 at::Tensor to_torch(const fourfold::Tensor& t);
 
 at::ScalarType torch_dtype(fourfold::DType dtype);

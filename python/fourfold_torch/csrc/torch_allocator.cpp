@@ -3,6 +3,8 @@
 // profiler and memory tools see), not in a second cache of fourfold's own beside it (issue: the VAE's peak RSS
 // rose by fourfold's cache on top of PyTorch's).
 #include <atomic>
+#include <cstdlib>
+#include <string_view>
 
 #include <c10/core/CPUAllocator.h>
 
@@ -45,8 +47,11 @@ class TorchCpuAllocator final : public fourfold::Allocator {
   std::atomic<uint64_t> allocated_{0}, peak_{0}, allocations_{0}, frees_{0};
 };
 
-// Never destroyed: a tensor freed during interpreter exit still finds it.
+// Never destroyed: a tensor freed during interpreter exit still finds it. FOURFOLD_TORCH_ALLOCATOR=fourfold keeps
+// fourfold's caching allocator instead (a second cache, for measuring what the one cache costs or saves).
 const bool kInstalled = [] {
+  const char* choice = std::getenv("FOURFOLD_TORCH_ALLOCATOR");
+  if (choice != nullptr && std::string_view(choice) == "fourfold") return false;
   fourfold::set_host_cpu_allocator(new TorchCpuAllocator());
   return true;
 }();

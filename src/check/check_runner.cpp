@@ -77,17 +77,9 @@ CheckResult run_check(const CheckOptions& o, const std::function<void(const std:
   roof_budget.measure_latency = false;
   const RooflineProbe roof = measure_roofline(roof_budget);
 
-  Workload workload;
-  workload.kind = WorkloadKind::op_suite;
-  workload.seed = o.seed;
-  workload.repeats = o.repeats;
-  for (size_t i = 0; i < o.suites.size(); ++i) workload.name += (i ? "+" : "") + o.suites[i];
-  std::vector<std::string> dtypes;
-  for (const BenchCase& c : cases) {
-    workload.shapes.push_back(workload_shape(c));
-    const std::string d(dtype_name(c.dtype));
-    if (std::find(dtypes.begin(), dtypes.end(), d) == dtypes.end()) dtypes.push_back(d);
-  }
+  OpSuiteWorkload suite_workload = op_suite_workload(cases, o.suites, o.seed, o.repeats);
+  Workload& workload = suite_workload.workload;
+  std::vector<std::string>& dtypes = suite_workload.dtypes;
   workload.shapes.push_back(fmt::format("memory: tiled VAE-style pad workload, {} tiles", o.memory_tiles));
 
   for (Side& s : sides) {

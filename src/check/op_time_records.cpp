@@ -2,8 +2,6 @@
 
 #include <algorithm>
 
-#include "check/manifest.h"
-
 namespace fourfold {
 
 OpTimeRow op_time_row_header(const BenchCase& c) {
@@ -15,8 +13,19 @@ OpTimeRow op_time_row_header(const BenchCase& c) {
   return row;
 }
 
-std::string workload_shape(const BenchCase& c) {
-  return c.suite + ": " + c.name + " " + c.shape + " " + std::string(dtype_name(c.dtype));
+OpSuiteWorkload op_suite_workload(const std::vector<BenchCase>& cases, const std::vector<std::string>& suites,
+                                  uint64_t seed, int64_t repeats) {
+  OpSuiteWorkload w;
+  w.workload.kind = WorkloadKind::op_suite;
+  w.workload.seed = seed;
+  w.workload.repeats = repeats;
+  for (size_t i = 0; i < suites.size(); ++i) w.workload.name += (i ? "+" : "") + suites[i];
+  for (const BenchCase& c : cases) {
+    const std::string d(dtype_name(c.dtype));
+    w.workload.shapes.push_back(c.suite + ": " + c.name + " " + c.shape + " " + d);
+    if (std::find(w.dtypes.begin(), w.dtypes.end(), d) == w.dtypes.end()) w.dtypes.push_back(d);
+  }
+  return w;
 }
 
 OpTimeRow op_time_row(const BenchRow& r) {
@@ -35,25 +44,18 @@ OpTimeRow op_time_row(const BenchRow& r) {
 
 RecordSet op_time_record_set(const std::vector<BenchRow>& rows, const RooflineProbe& probe,
                              const std::vector<std::string>& suites, uint64_t seed, int64_t repeats) {
-  Workload workload;
-  workload.kind = WorkloadKind::op_suite;
-  workload.seed = seed;
-  workload.repeats = repeats;
-  for (size_t i = 0; i < suites.size(); ++i) workload.name += (i ? "+" : "") + suites[i];
-  std::vector<std::string> dtypes;
   RecordSet records;
   records.op_time.emplace();
   records.op_time->peak_read_gb_per_s = probe.read_gbs.median;
   records.op_time->peak_gflop_per_s = probe.fma_gflops.median;
+  std::vector<BenchCase> ran;
   for (const BenchRow& r : rows) {
     if (!r.ran()) continue;
-    const BenchCase& c = r.bench_case;
-    workload.shapes.push_back(workload_shape(c));
-    const std::string d(dtype_name(c.dtype));
-    if (std::find(dtypes.begin(), dtypes.end(), d) == dtypes.end()) dtypes.push_back(d);
+    ran.push_back(r.bench_case);
     records.op_time->rows.push_back(op_time_row(r));
   }
-  records.manifest = collect_manifest(workload, dtypes);
+  const OpSuiteWorkload w = op_suite_workload(ran, suites, seed, repeats);
+  records.manifest = collect_manifest(w.workload, w.dtypes);
   MachineState state;
   state.read_bandwidth_gb_per_s = probe.read_gbs.median;
   if (probe.hop_measured) state.thread_latency_ns = probe.hop_ns.median;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "check/manifest.h"
 #include "check/op_bench.h"
 #include "check/records.h"
 #include "check/roofline_probes.h"
@@ -14,8 +15,14 @@ namespace fourfold {
 // A row's identity (suite, op, "<source> <shape>", dtype), before anything ran.
 OpTimeRow op_time_row_header(const BenchCase& c);
 
-// The case as the manifest's workload lists it: "<suite>: <source> <shape> <dtype>".
-std::string workload_shape(const BenchCase& c);
+// The workload of op-suite rows, as the manifest says it: the suites joined by '+', the seed and repeats, each
+// case as "<suite>: <source> <shape> <dtype>"; and the cases' dtypes in first-seen order.
+struct OpSuiteWorkload {
+  Workload workload;
+  std::vector<std::string> dtypes;
+};
+OpSuiteWorkload op_suite_workload(const std::vector<BenchCase>& cases, const std::vector<std::string>& suites,
+                                  uint64_t seed, int64_t repeats);
 
 // A row that ran (BenchRow::ran()): its samples, batch, input copies and roofline point.
 OpTimeRow op_time_row(const BenchRow& r);

@@ -1,12 +1,14 @@
 // Reading JSON that fourfold does not control, value by value: each one checked for its type and range where it
 // is read, and every problem one FormatError of one wording, "<source>: field '<path>': expected <what>, found
 // <type> <excerpt>". The readers of suites, config.json (decoders and the Wan VAE), generation_config.json,
-// tokenizer.json and records all check or word through it. Header-only, like bounded_json.h, so that the fuzz builds need no more sources.
+// tokenizer.json and records all check or word through it; CheckedObject adds the defaults of config files.
+// Header-only, like bounded_json.h, so that the fuzz builds need no more sources.
 #pragma once
 
 #include <cstdint>
 #include <initializer_list>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -144,6 +146,53 @@ class CheckedJson {
   }
 
   std::string source_;
+};
+
+// The keys of one JSON object read with a default where a key is absent or null (as config.json files leave out
+// what transformers or diffusers default), each value checked by CheckedJson at its path ("rope_scaling.factor").
+class CheckedObject {
+ public:
+  using json = nlohmann::json;
+
+  CheckedObject(const json& object, std::string source, std::string prefix = "")
+      : object_(object), check_(std::move(source)), prefix_(std::move(prefix)) {}
+
+  const json* find(const char* key) const { return CheckedJson::find(object_, key); }
+  const json& require(const char* key) const {
+    if (const json* v = find(key)) return *v;
+    check_.bad_text(path(key), "a value", "none (missing)");
+  }
+  [[noreturn]] void bad(const char* key, std::string_view expected, const json& found) const {
+    check_.bad(path(key), expected, found);
+  }
+
+  int64_t integer(const char* key, std::optional<int64_t> fallback, int64_t min, int64_t max) const {
+    const json* v = find(key);
+    if (!v && fallback) return *fallback;
+    return check_.integer(v ? *v : require(key), path(key), min, max);
+  }
+  double number(const char* key, std::optional<double> fallback = std::nullopt) const {
+    const json* v = find(key);
+    if (!v && fallback) return *fallback;
+    return check_.number(v ? *v : require(key), path(key));
+  }
+  bool boolean(const char* key, bool fallback) const {
+    const json* v = find(key);
+    return v ? check_.boolean(*v, path(key)) : fallback;
+  }
+  std::string string(const char* key, std::optional<std::string> fallback = std::nullopt) const {
+    const json* v = find(key);
+    if (!v && fallback) return *fallback;
+    return check_.string(v ? *v : require(key), path(key));
+  }
+  std::string path(const char* key) const { return CheckedJson::sub(prefix_, key); }
+  const std::string& file() const { return check_.source(); }
+  const CheckedJson& checks() const { return check_; }
+
+ private:
+  const json& object_;
+  CheckedJson check_;
+  std::string prefix_;
 };
 
 }  // namespace fourfold

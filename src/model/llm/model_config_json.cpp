@@ -24,55 +24,21 @@ constexpr const char* kModelTypes =
     "one of qwen3_moe, qwen3, qwen2, llama, qwen3_5_moe, qwen3_5_moe_text, qwen3_5, qwen3_5_text, qwen3_next";
 constexpr int64_t kMaxConfigInteger = (int64_t(1) << 31) - 1;
 
-// Reads the keys of one JSON object with transformers' defaults where a key is absent, each value checked by
-// CheckedJson (model/formats/checked_json.h) at its path ("rope_scaling.factor").
-class Reader {
+// The keys of one JSON object with transformers' defaults where a key is absent (CheckedObject), and the
+// decoders' bound on integers: every size of these architectures fits in 31 bits, which keeps products of two of
+// them exact.
+class Reader : public CheckedObject {
  public:
-  Reader(const json& object, std::string file, std::string prefix = "")
-      : object_(object), check_(std::move(file)), prefix_(std::move(prefix)) {}
+  using CheckedObject::CheckedObject;
 
-  // nullptr when absent or null (Hugging Face writes "rope_scaling": null for "none").
-  const json* find(const char* key) const { return CheckedJson::find(object_, key); }
-  const json& require(const char* key) const {
-    if (const json* v = find(key)) return *v;
-    check_.bad_text(path(key), "a value", "none (missing)");
-  }
-  [[noreturn]] void bad(const char* key, std::string_view expected, const json& found) const {
-    check_.bad(path(key), expected, found);
-  }
-
-  // Every size of these architectures fits in 31 bits; the bound keeps products of two of them exact.
   int64_t integer(const char* key, std::optional<int64_t> fallback = std::nullopt, int64_t min = 1) const {
-    const json* v = find(key);
-    if (!v && fallback) return *fallback;
-    return check_.integer(v ? *v : require(key), path(key), min, kMaxConfigInteger);
-  }
-  double number(const char* key, std::optional<double> fallback = std::nullopt) const {
-    const json* v = find(key);
-    if (!v && fallback) return *fallback;
-    return check_.number(v ? *v : require(key), path(key));
+    return CheckedObject::integer(key, fallback, min, kMaxConfigInteger);
   }
   double positive(const char* key, std::optional<double> fallback = std::nullopt) const {
     const double value = number(key, fallback);
     if (!(value > 0)) bad(key, "a positive number", value);
     return value;
   }
-  bool boolean(const char* key, bool fallback) const {
-    const json* v = find(key);
-    return v ? check_.boolean(*v, path(key)) : fallback;
-  }
-  std::string string(const char* key, std::optional<std::string> fallback = std::nullopt) const {
-    const json* v = find(key);
-    if (!v && fallback) return *fallback;
-    return check_.string(v ? *v : require(key), path(key));
-  }
-  std::string path(const char* key) const { return CheckedJson::sub(prefix_, key); }
-  const std::string& file() const { return check_.source(); }
-
- private:
-  const json& object_;
-  CheckedJson check_;
-  std::string prefix_;
 };
 
 // Records each key that was absent and took transformers' default, as "key = value".

@@ -40,38 +40,23 @@ void bounded(const std::string& file, std::string_view key, int64_t value, int64
   if (value < 1 || value > max) bad(file, key, fmt::format("an integer in [1, {}]", max), std::to_string(value));
 }
 
-// Reads the keys of the config with diffusers' defaults where a key is absent, each value checked by CheckedJson
-// (model/formats/checked_json.h).
-class Reader {
+// The keys of the config with diffusers' defaults where a key is absent (CheckedObject). Any integer that fits
+// in int64 is read: check_wan_vae_config bounds it, for presets and files alike.
+class Reader : public CheckedObject {
  public:
-  Reader(const json& j, std::string file) : j_(j), check_(std::move(file)) {}
+  using CheckedObject::CheckedObject;
 
-  [[noreturn]] void bad(const std::string& key, std::string_view expected, const json& found) const {
-    check_.bad(key, expected, found);
-  }
-  const json* find(const char* key) const { return CheckedJson::find(j_, key); }
-  // Any integer that fits in int64 here: check_wan_vae_config bounds it, for presets and files alike.
   int64_t integer(const char* key, int64_t fallback) const {
-    const json* v = find(key);
-    return v ? check_.integer(*v, key, std::numeric_limits<int64_t>::min()) : fallback;
-  }
-  bool boolean(const char* key, bool fallback) const {
-    const json* v = find(key);
-    return v ? check_.boolean(*v, key) : fallback;
+    return CheckedObject::integer(key, fallback, std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max());
   }
   template <class T, class Read>
   std::vector<T> list(const char* key, std::vector<T> fallback, Read read, size_t max_size) const {
     const json* v = find(key);
-    return v ? check_.elements<T>(*v, key, read, /*non_empty=*/false, max_size) : fallback;
+    return v ? checks().elements<T>(*v, key, read, /*non_empty=*/false, max_size) : fallback;
   }
-  const CheckedJson& checks() const { return check_; }
   std::vector<double> numbers(const char* key, size_t max_size) const {
-    return list<double>(key, {}, [&](const json& e, const std::string& p) { return check_.number(e, p); }, max_size);
+    return list<double>(key, {}, [&](const json& e, const std::string& p) { return checks().number(e, p); }, max_size);
   }
-
- private:
-  const json& j_;
-  CheckedJson check_;
 };
 
 int64_t power_of_two(int64_t exponent) { return int64_t(1) << exponent; }

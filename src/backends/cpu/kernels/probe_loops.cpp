@@ -10,7 +10,7 @@
 #endif
 
 #include "backends/cpu/kernels/amx_tile_config.h"
-#include "backends/cpu/kernels/vec.h"   // kLanes, vf, splat
+#include "backends/cpu/kernels/vec.h"   // kLanes, vf, splat, load
 
 namespace fourfold::cpu::FOURFOLD_ISA_NAMESPACE {
 namespace {
@@ -28,12 +28,6 @@ float sum_lanes(vf v) {
   float s = 0;
   for (int j = 0; j < kLanes; ++j) s += v[j];
   return s;
-}
-
-vf load(const float* p) {
-  vf v;
-  std::memcpy(&v, p, sizeof v);
-  return v;
 }
 
 void prefetch_step(const float* p) {
@@ -65,10 +59,10 @@ float read_stream(const float* p, int64_t n) {
   int64_t i = 0;
   for (; i + kStep <= n; i += kStep) {
     prefetch_step(p + i);
-    s0 += load(p + i);
-    s1 += load(p + i + kLanes);
-    s2 += load(p + i + 2 * kLanes);
-    s3 += load(p + i + 3 * kLanes);
+    s0 += load<RowType::f32>(p, i);
+    s1 += load<RowType::f32>(p, i + kLanes);
+    s2 += load<RowType::f32>(p, i + 2 * kLanes);
+    s3 += load<RowType::f32>(p, i + 3 * kLanes);
   }
   float s = sum_lanes((s0 + s1) + (s2 + s3));
   for (; i < n; ++i) s += p[i];
@@ -92,7 +86,7 @@ void copy_stream(float* d, const float* s, int64_t n) {
   for (; i < n && (reinterpret_cast<uintptr_t>(d + i) % kVecBytes) != 0; ++i) d[i] = s[i];
   for (; i + kStep <= n; i += kStep) {
     prefetch_step(s + i);
-    for (int j = 0; j < 4; ++j) stream(d + i + j * kLanes, load(s + i + j * kLanes));
+    for (int j = 0; j < 4; ++j) stream(d + i + j * kLanes, load<RowType::f32>(s, i + j * kLanes));
   }
   for (; i < n; ++i) d[i] = s[i];
   store_fence();

@@ -11,8 +11,9 @@ torch_version="${TORCH_VERSION:-2.15.0}"
 if [ ! -x "$dir/bin/python" ]; then
   python3 -m venv "$dir"
 fi
-"$dir/bin/python" -m pip install -q --upgrade pip
-"$dir/bin/python" -m pip install -q "torch==${torch_version}" "transformers==5.23.0" "diffusers==0.42.1" safetensors numpy \
+# No wheel cache: PyPI's torch and its CUDA libraries are about 5 GB installed; a cached copy would double it.
+"$dir/bin/python" -m pip install -q --no-cache-dir --upgrade pip
+"$dir/bin/python" -m pip install -q --no-cache-dir "torch==${torch_version}" "transformers==5.23.0" "diffusers==0.42.1" safetensors numpy \
   pytest setuptools
 # Editable: the driver runs from this checkout and finds its data/suites. The build compiles the extension
 # (torch.ops.fourfold) against this environment's torch, in place, and links build/release/libfourfold.a:

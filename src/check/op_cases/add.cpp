@@ -19,6 +19,9 @@ FOURFOLD_OP_CASES(add) {
       },
       .sweep = {{"a[3,1,5] + 0.5 * b[4,5]", [](SweepInputs& in) {
                    return add(in.randn({3, 1, 5}), in.randn({4, 5}), 0.5);
+                 }},
+                {"a[2,67] + b = [67,2] transposed", [](SweepInputs& in) {
+                   return add(in.randn({2, 67}), in.randn({67, 2}).transpose(0, 1));
                  }}},
   };
 }

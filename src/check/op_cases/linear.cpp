@@ -74,6 +74,18 @@ FOURFOLD_OP_CASES(linear) {
       },
       .sweep = {{"x[5,64] w[48,64] b[48]", [](SweepInputs& in) {
                    return linear(in.randn({5, 64}), in.randn({48, 64}, 0.125), in.randn({48}));
+                 }},
+                {"x[3,67] w[29,67] (odd K and N tails, no bias)", [](SweepInputs& in) {
+                   return linear(in.randn({3, 67}), in.randn({29, 67}, 0.125));
+                 }},
+                {"x[1,40] w[35,40] (one row: the decode GEMV, a row block's tail)", [](SweepInputs& in) {
+                   return linear(in.randn({1, 40}), in.randn({35, 40}, 0.125));
+                 }},
+                {"x[17,48] w[20,48] (past a GEMM tile's rows)", [](SweepInputs& in) {
+                   return linear(in.randn({17, 48}), in.randn({20, 48}, 0.125), in.randn({20}));
+                 }},
+                {"x = [64,3] transposed, w[24,64] (a strided input)", [](SweepInputs& in) {
+                   return linear(in.randn({64, 3}).transpose(0, 1), in.randn({24, 64}, 0.125));
                  }}},
   };
 }

@@ -17,7 +17,9 @@ FOURFOLD_OP_CASES(log_softmax) {
         const double e = row_elements(case_params<RowOpCase>(c)), s = element_size(c);
         return OpCost{e * s, e * s, 0.0};
       },
-      .sweep = {{"x[4,1000] dim -1", [](SweepInputs& in) { return log_softmax(in.randn({4, 1000}, 3.0), -1); }}},
+      .sweep = {{"x[4,1000] dim -1", [](SweepInputs& in) { return log_softmax(in.randn({4, 1000}, 3.0), -1); }},
+                {"x[3,7] dim -1 (shorter than a vector)",
+                 [](SweepInputs& in) { return log_softmax(in.randn({3, 7}, 3.0), -1); }}},
   };
 }
 

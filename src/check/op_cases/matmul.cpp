@@ -10,7 +10,8 @@ FOURFOLD_OP_CASES(matmul) {
       .op = "matmul",
       .sweep = {{"a[2,7,33] b[33,9] (batch broadcast)", [](SweepInputs& in) {
                    return matmul(in.randn({2, 7, 33}), in.randn({33, 9}));
-                 }}},
+                 }},
+                {"a[1,5] b[5,130]", [](SweepInputs& in) { return matmul(in.randn({1, 5}), in.randn({5, 130})); }}},
   };
 }
 

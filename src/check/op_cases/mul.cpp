@@ -17,7 +17,8 @@ FOURFOLD_OP_CASES(mul) {
         const double e = row_elements(case_params<RowOpCase>(c)), s = element_size(c);
         return OpCost{2 * e * s, e * s, 0.0};
       },
-      .sweep = {{"a[3,1,5] * b[4,5]", [](SweepInputs& in) { return mul(in.randn({3, 1, 5}), in.randn({4, 5})); }}},
+      .sweep = {{"a[3,1,5] * b[4,5]", [](SweepInputs& in) { return mul(in.randn({3, 1, 5}), in.randn({4, 5})); }},
+                {"a[67] * b[3,67]", [](SweepInputs& in) { return mul(in.randn({67}), in.randn({3, 67})); }}},
   };
 }
 

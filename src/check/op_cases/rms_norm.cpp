@@ -21,6 +21,12 @@ FOURFOLD_OP_CASES(rms_norm) {
       },
       .sweep = {{"x[6,128] w[128]", [](SweepInputs& in) {
                    return rms_norm(in.randn({6, 128}), {128}, in.positive({128}), 1e-6);
+                 }},
+                {"x[3,67] w[67] (an odd row)", [](SweepInputs& in) {
+                   return rms_norm(in.randn({3, 67}), {67}, in.positive({67}), 1e-6);
+                 }},
+                {"x = [4,96] narrowed to 80 columns (strided rows), no weight", [](SweepInputs& in) {
+                   return rms_norm(in.randn({4, 96}).narrow(1, 8, 80), {80}, std::nullopt, 1e-6);
                  }}},
   };
 }

@@ -32,6 +32,10 @@ FOURFOLD_OP_CASES(scaled_dot_product_attention) {
                    o.enable_gqa = true;
                    return scaled_dot_product_attention(in.randn({1, 8, 5, 64}), in.randn({1, 2, 37, 64}),
                                                        in.randn({1, 2, 37, 64}), o);
+                 }},
+                {"q[1,2,1,80] kv[1,2,19,80] (one decode row, an odd head size)", [](SweepInputs& in) {
+                   return scaled_dot_product_attention(in.randn({1, 2, 1, 80}), in.randn({1, 2, 19, 80}),
+                                                       in.randn({1, 2, 19, 80}), AttentionOptions{});
                  }}},
   };
 }

@@ -17,7 +17,9 @@ FOURFOLD_OP_CASES(silu) {
         const double e = row_elements(case_params<RowOpCase>(c)), s = element_size(c);
         return OpCost{e * s, e * s, 0.0};
       },
-      .sweep = {{"x[3,257]", [](SweepInputs& in) { return silu(in.randn({3, 257}, 4.0)); }}},
+      .sweep = {{"x[3,257]", [](SweepInputs& in) { return silu(in.randn({3, 257}, 4.0)); }},
+                {"x = [9,4] transposed (a strided input)",
+                 [](SweepInputs& in) { return silu(in.randn({9, 4}, 4.0).transpose(0, 1)); }}},
   };
 }
 

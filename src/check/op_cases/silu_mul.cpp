@@ -19,6 +19,9 @@ FOURFOLD_OP_CASES(silu_mul) {
       },
       .sweep = {{"gate/up[3,257]", [](SweepInputs& in) {
                    return silu_mul(in.randn({3, 257}, 4.0), in.randn({3, 257}));
+                 }},
+                {"gate/up[1,5] (shorter than a vector)", [](SweepInputs& in) {
+                   return silu_mul(in.randn({1, 5}, 4.0), in.randn({1, 5}));
                  }}},
   };
 }

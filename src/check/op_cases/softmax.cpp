@@ -18,7 +18,11 @@ FOURFOLD_OP_CASES(softmax) {
         const double e = static_cast<double>(sm.rows) * static_cast<double>(sm.cols), s = element_size(c);
         return OpCost{e * s, e * s, 0.0};
       },
-      .sweep = {{"x[4,1000] dim -1", [](SweepInputs& in) { return softmax(in.randn({4, 1000}, 3.0), -1); }}},
+      .sweep = {{"x[4,1000] dim -1", [](SweepInputs& in) { return softmax(in.randn({4, 1000}, 3.0), -1); }},
+                {"x[3,7] dim -1 (shorter than a vector)", [](SweepInputs& in) { return softmax(in.randn({3, 7}, 3.0), -1); }},
+                {"x[5,33] dim 0", [](SweepInputs& in) { return softmax(in.randn({5, 33}, 3.0), 0); }},
+                {"x = [33,5] transposed, dim -1 (a strided input)",
+                 [](SweepInputs& in) { return softmax(in.randn({33, 5}, 3.0).transpose(0, 1), -1); }}},
   };
 }
 

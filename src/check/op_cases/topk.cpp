@@ -24,7 +24,8 @@ FOURFOLD_OP_CASES(topk) {
         const double e = row_elements(o), s = element_size(c);
         return OpCost{e * s, static_cast<double>(o.rows * o.k) * (s + 8.0), 0.0};
       },
-      .sweep = {{"x[4,100] k 5 (values)", [](SweepInputs& in) { return topk(in.randn({4, 100}), 5).first; }}},
+      .sweep = {{"x[4,100] k 5 (values)", [](SweepInputs& in) { return topk(in.randn({4, 100}), 5).first; }},
+                {"x[2,1000] k 17 (values)", [](SweepInputs& in) { return topk(in.randn({2, 1000}), 17).first; }}},
       .ulp_bound = 0,   // the values are copied from x: nothing is rounded
   };
 }

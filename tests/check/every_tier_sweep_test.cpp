@@ -127,7 +127,7 @@ TEST(EveryTierSweep, CountsWhatFallsBack) {
   // The decoder's hot ops have a dedicated kernel at every level the host runs: a level whose table lost one
   // would fall back to the generic tier without a word.
   for (const char* op : {"linear", "rms_norm", "softmax", "silu_mul", "scaled_dot_product_attention",
-                         "rotary_embedding", "embedding", "topk"})
+                         "rotary_embedding", "embedding", "topk", "causal_conv1d"})
     EXPECT_EQ(dedicated_levels_of_op[op].size(), cpu::host_isas().size()) << op;
 }
 

@@ -34,6 +34,11 @@ FOURFOLD_OP_CASES(causal_conv1d) {
                  }},
                 {"x[1,16,2] w[16,4] state[1,16,3], no act (fewer tokens than taps)", [](SweepInputs& in) {
                    return causal_conv1d(in.randn({1, 16, 2}), in.randn({16, 4}), std::nullopt, in.randn({1, 16, 3}));
+                 }},
+                {"x = [1,5,37] transposed (channel-last, as the decoder's rows), w[37,4], state, silu",
+                 [](SweepInputs& in) {
+                   return causal_conv1d(in.randn({1, 5, 37}).transpose(1, 2), in.randn({37, 4}), in.randn({37}),
+                                        in.randn({1, 37, 3}), true);
                  }}},
   };
 }

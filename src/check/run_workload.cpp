@@ -206,8 +206,6 @@ RunOutcome run_workload(const RunRequest& r, const RunHooks& hooks) {
   out.weights_said = weights_said(decoder.weights());
   out.policy_said = r.policy.to_string().empty() ? "none: the fastest tier per op" : r.policy.to_string();
   out.threads = num_threads();
-  out.isa_variant = out.records.manifest.isa_variant;
-  out.isa_flags = out.records.manifest.isa_flags;
   out.kv_cache_bytes = decoder.cache().nbytes();
   out.linear_conv_bytes = decoder.linear_states().conv_bytes();
   out.linear_recurrent_bytes = decoder.linear_states().recurrent_bytes();

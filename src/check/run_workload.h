@@ -91,8 +91,6 @@ struct RunOutcome {
   std::optional<StepFloor> steps;
   model::DecodeProfile profile;
   std::vector<TierUse> tiers;
-  std::string isa_variant;
-  std::vector<std::string> isa_flags;
   ProcessMemory process_now;       // after the run, before the probe's buffer
   MemoryRecord memory;
   uint64_t kv_cache_bytes = 0, linear_conv_bytes = 0, linear_recurrent_bytes = 0;

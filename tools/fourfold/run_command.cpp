@@ -122,7 +122,7 @@ void print_outcome(const RunOutcome& r) {
     tier_text += fmt::format("{}{} {}{} x{}", tier_text.empty() ? "" : ", ", t.op, t.tier,
                              t.variant.empty() ? "" : " (" + t.variant + ")", t.calls);
   fmt::print("tiers: {}\n", tier_text);
-  fmt::print("isa: kernels {}; host {}\n", r.isa_variant, fmt::join(r.isa_flags, " "));
+  fmt::print("isa: kernels {}; host {}\n", r.records.manifest.isa_variant, fmt::join(r.records.manifest.isa_flags, " "));
   const MemoryRecord& memory = r.memory;
   fmt::print("memory (process): rss {} now, peak {} during the run (anon {}, file {}){}\n", bytes(r.process_now.rss_bytes),
              bytes(memory.process_peak_bytes), bytes(memory.process_peak_anon_bytes),

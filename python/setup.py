@@ -1,14 +1,12 @@
 """Builds fourfold_torch with its compiled extension, fourfold_torch._C: the torch.ops.fourfold ops (csrc/),
 linked against the release libfourfold of this checkout (FOURFOLD_LIBRARY names another), with PyTorch's C++
-extension tooling. The op suites (data/suites) are copied into the package so that an installed copy runs
-without the checkout. PyTorch must already be installed: `pip install --no-build-isolation ./python`, so that
+extension tooling. The package carries the suites' rows (fourfold_torch/data/suite_rows.json, package data), so
+that an installed copy runs without the checkout. PyTorch must already be installed: `pip install --no-build-isolation ./python`, so that
 the extension is built against the torch it will load into (scripts/python-env.sh does this)."""
 import glob
 import os
-import shutil
 
 from setuptools import setup
-from setuptools.command.build_py import build_py
 from torch.utils.cpp_extension import BuildExtension, CppExtension
 
 here = os.path.dirname(os.path.abspath(__file__))
@@ -17,14 +15,6 @@ library = os.environ.get("FOURFOLD_LIBRARY", os.path.join(repo, "build", "releas
 if not os.path.isfile(library):
     raise SystemExit(f"fourfold_torch: {library} not found: build the release preset first "
                      "(cmake --preset release && cmake --build --preset release) or set FOURFOLD_LIBRARY")
-
-
-class BuildPyWithSuites(build_py):
-    def run(self):
-        super().run()
-        target = os.path.join(self.build_lib, "fourfold_torch", "data", "suites")
-        shutil.rmtree(target, ignore_errors=True)
-        shutil.copytree(os.path.join(repo, "data", "suites"), target)
 
 
 setup(
@@ -40,5 +30,5 @@ setup(
         # The library's weak template copies stay its own, not interposed by another library loaded into Python.
         extra_link_args=["-Wl,-Bsymbolic", "-fopenmp"],
     )],
-    cmdclass={"build_ext": BuildExtension, "build_py": BuildPyWithSuites},
+    cmdclass={"build_ext": BuildExtension},
 )

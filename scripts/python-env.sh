@@ -15,7 +15,7 @@ fi
 "$dir/bin/python" -m pip install -q --no-cache-dir --upgrade pip
 "$dir/bin/python" -m pip install -q --no-cache-dir "torch==${torch_version}" "transformers==5.23.0" "diffusers==0.42.1" safetensors numpy \
   pytest setuptools
-# Editable: the driver runs from this checkout and finds its data/suites. The build compiles the extension
+# Editable: the driver runs from this checkout and reads its suite rows (fourfold_torch/data/suite_rows.json). The build compiles the extension
 # (torch.ops.fourfold) against this environment's torch, in place, and links build/release/libfourfold.a:
 # build the release preset first. No build isolation: the extension must match the torch it loads into.
 if [ ! -f build/release/libfourfold.a ]; then

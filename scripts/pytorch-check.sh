@@ -8,6 +8,4 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 env_dir="${PYENV:-$root/build/pyenv${TORCH_VERSION:+-$TORCH_VERSION}}"
 [ -x "$env_dir/bin/python" ] && "$env_dir/bin/python" -c "import fourfold_torch" 2>/dev/null ||
   bash "$root/scripts/python-env.sh" "$env_dir"
-# The suites of this checkout, also when the driver runs from an installed copy.
-export FOURFOLD_SUITES_DIR="${FOURFOLD_SUITES_DIR:-$root/data/suites}"
 exec "$env_dir/bin/python" -m fourfold_torch check "$@"

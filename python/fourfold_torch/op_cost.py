@@ -1,12 +1,8 @@
-"""What each case must move and compute at the least (fourfold's op_cost in src/check/op_bench.h; each op's
-count is its module's cost in op_cases), the work measure of the reference cap (case_work) and the rotation
-rule."""
+"""What each case must move and compute at the least, as fourfold counts it (src/check/op_cost.h; each row's
+count comes with it in the rows file, suites.py), the rotation rule and the row selection of fourfold check."""
 
 import math
 from dataclasses import dataclass
-
-from . import op_cases
-from .suites import dtype_size
 
 
 @dataclass
@@ -22,12 +18,11 @@ class OpCost:
 
 
 def op_cost(c):
-    return op_cases.module(c.case_op).cost(c, float(dtype_size(c.dtype)))
+    return c.cost
 
 
 def case_work(c):
-    cost = op_cost(c)
-    return cost.flops / 2.0 + (cost.bytes + cost.bytes_made) / dtype_size(c.dtype)
+    return c.work
 
 
 def rotation_copies(cost, rotate_bytes, max_copies=64):

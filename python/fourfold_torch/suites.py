@@ -1,13 +1,15 @@
-"""The op-time suites (data/suites/*.json) read into the same cases, names and shape strings as fourfold's
-src/check/suites.cpp, so that a PyTorch record and a fourfold record of one suite describe one workload.
-What is particular to an op (its fields, shape text, suite format) is in its module in op_cases; this file
-reads the shared parts: the file, dtypes, a row_ops suite's fields."""
+"""The op-time suites' rows as fourfold reads them from data/suites/*.json. fourfold writes every row once, with
+its parameters, bytes, flops and work (`fourfold bench ops --list --json`, src/check/suite_rows.h), into this
+package's data/suite_rows.json, and the driver reads that file: a PyTorch record and a fourfold record of one
+suite describe one workload, and no suite format is read twice. tests/check/suite_rows_test.cpp holds the file
+fresh. Another rows file (suites of one's own): $FOURFOLD_SUITE_ROWS."""
 
+import functools
 import json
 import os
 from dataclasses import dataclass, field
 
-from . import op_cases
+from .op_cost import OpCost
 
 # dtype names: PyTorch spelling first (what records use), then fourfold's short name.
 DTYPES = {
@@ -16,29 +18,19 @@ DTYPES = {
     "bool": ("bool", 1), "float64": ("f64", 8),
     "uint8": ("u8", 1), "float4_e2m1fn_x2": ("fp4x2", 1), "float8_e8m0fnu": ("e8m0", 1),
 }
-_ALIASES = {"fp8_e4m3fn": "float8_e4m3fn", "e4m3fn": "float8_e4m3fn", "e4m3": "float8_e4m3fn",
-            "fp8_e5m2": "float8_e5m2", "float": "float32", "half": "float16"}
 FP8 = ("float8_e4m3fn", "float8_e5m2")
 FP4 = ("float4_e2m1fn_x2",)
+ROWS_SCHEMA = "fourfold.records/1"
+_ROW_KEYS = ("suite", "op", "case", "name", "shape", "dtype", "params", "bytes_read", "bytes_written", "bytes_made",
+             "flops", "work")
 
 
 class SuiteError(ValueError):
-    """A bad suite file: names the file and the field, as fourfold's FormatError does."""
+    """A bad rows file or an unknown suite: names the file and the field, as fourfold's FormatError does."""
 
 
 def dtype_size(name):
     return DTYPES[name][1]
-
-
-def canonical_dtype(name):
-    if name in DTYPES:
-        return name
-    for full, (short, _) in DTYPES.items():
-        if name == short:
-            return full
-    if name in _ALIASES:
-        return _ALIASES[name]
-    raise KeyError(name)
 
 
 @dataclass
@@ -48,8 +40,10 @@ class Case:
     name: str      # where the shape comes from
     shape: str     # the inputs in short
     dtype: str     # PyTorch spelling
-    case_op: str   # its module in op_cases (the suite's name for the op): builds the call, counts the cost
+    case_op: str   # its module in op_cases (fourfold's case file): builds the call
     p: dict = field(default_factory=dict)
+    cost: OpCost = field(default_factory=OpCost)   # the least bytes and flops, as fourfold counts them
+    work: float = 0.0                              # the reference cap's measure of the row
 
     @property
     def row_shape(self):
@@ -61,149 +55,70 @@ class Case:
         return f"{self.suite}: {self.name} {self.shape} {self.dtype}"
 
 
-class _Reader:
-    def __init__(self, source):
-        self.source = source
-
-    def bad(self, path, expected, found):
-        """The C++ reader's wording (model/formats/checked_json.h): the value's JSON type and its compact text."""
-        if isinstance(found, str) and found.startswith("none"):
-            text = found
-        else:
-            kind = ("null" if found is None else "object" if isinstance(found, dict) else
-                    "array" if isinstance(found, list) else "string" if isinstance(found, str) else
-                    "boolean" if isinstance(found, bool) else "number")
-            text = json.dumps(found, separators=(",", ":"), ensure_ascii=False)
-            if len(text) > 80:
-                text = text[:77] + "..."
-            text = f"{kind} {text}"
-        raise SuiteError(f"suite file '{self.source}': field '{path or '(document)'}': expected {expected}, found {text}")
-
-    def need(self, obj, path, key):
-        if not isinstance(obj, dict):
-            self.bad(path, "an object", obj)
-        if key not in obj:
-            self.bad(f"{path}.{key}" if path else key, "a value", "none (missing)")
-        return obj[key]
-
-    def integer(self, v, path, minimum=1):
-        if isinstance(v, bool) or not isinstance(v, int) or v < minimum:
-            self.bad(path, "a positive integer" if minimum == 1 else f"an integer >= {minimum}", v)
-        return v
-
-    def integers(self, v, path, minimum=1):
-        if not isinstance(v, list) or not v:
-            self.bad(path, "a non-empty array", v)
-        return [self.integer(x, f"{path}[{i}]", minimum) for i, x in enumerate(v)]
-
-    def string(self, v, path):
-        if not isinstance(v, str):
-            self.bad(path, "a string", v)
-        return v
-
-    def dtype(self, v, path):
-        try:
-            return canonical_dtype(self.string(v, path))
-        except KeyError:
-            self.bad(path, "a dtype name (f32, bf16, f16, float8_e4m3fn, ...)", v)
-
-    def choice(self, v, path, options):
-        if v not in options:
-            self.bad(path, "one of " + ", ".join(options), v)
-        return v
-
-    def array(self, v, path):
-        if not isinstance(v, list) or not v:
-            self.bad(path, "a non-empty array", v)
-        return v
-
-
-def describe(entry):
-    """A shape's name from its model and projection (linear and scaled_mm suites)."""
-    s = entry.get("model", "")
-    proj = entry.get("projection", "")
-    if proj:
-        s += (" " if s else "") + proj
-    return s
-
-
-def dims(v):
-    return ",".join(str(x) for x in v)
-
-
-def need_channels(r, e, path, p):
-    """A row op over x [N, C, *] (the channel norms)."""
-    if len(p["x"]) < 2:
-        r.bad(path + ".x", "[N, C, *] (at least 2 dims)", e["x"])
-
-
-def _row_ops(r, j, add, dtypes):
-    ops = op_cases.row_ops()
-    for i, e in enumerate(r.array(r.need(j, "", "cases"), "cases")):
-        path = f"cases[{i}]"
-        op = r.choice(r.need(e, path, "op"), path + ".op", tuple(ops))
-        name = r.string(r.need(e, path, "name"), path + ".name")
-        case = ops[op]
-        for key in case.FIELDS:
-            r.need(e, path, key)
-        p = {key: r.integer(e[key], f"{path}.{key}") if key in e else 1
-             for key in ("rows", "cols", "heads", "m", "n", "k", "groups")}
-        p["kv_heads"] = r.integer(e["kv_heads"], path + ".kv_heads") if "kv_heads" in e else p["heads"]
-        p["x"] = r.integers(e["x"], path + ".x") if "x" in e else []
-        p["size"] = r.integers(e["size"], path + ".size") if "size" in e else []
-        if hasattr(case, "check"):
-            case.check(r, e, path, p)
-        shape = case.shape(p)
-        for dt in dtypes:
-            add(op, f"{op} {name}", shape, dt, p)
-
-
-def parse_suite(text, source):
-    r = _Reader(source)
-    try:
-        j = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise SuiteError(f"suite file '{source}': not valid JSON: {e}") from None
-    name = r.string(r.need(j, "", "suite"), "suite")
-    op = r.string(r.need(j, "", "op"), "op")
-    dtypes_json = r.array(r.need(j, "", "dtypes"), "dtypes")
-    dtypes = [r.dtype(d, f"dtypes[{i}]") for i, d in enumerate(dtypes_json)]
-    readers = {"row_ops": _row_ops, **{suite: m.read for suite, m in op_cases.suite_readers().items()}}
-    if op not in readers:
-        r.bad("op", "one of " + ", ".join(sorted(readers)), op)
-    cases = []
-
-    def add(case_op, label, shape, dt, params):
-        cases.append(Case(name, op_cases.dispatch_op(case_op), label, shape, dt, case_op, params))
-
-    readers[op](r, j, add, dtypes)
-    return name, cases
-
-
-def default_suites_dir():
-    env = os.environ.get("FOURFOLD_SUITES_DIR")
+def default_rows_path():
+    env = os.environ.get("FOURFOLD_SUITE_ROWS")
     if env:
         return env
-    here = os.path.dirname(os.path.abspath(__file__))
-    for candidate in (os.path.join(here, "..", "..", "data", "suites"), os.path.join(here, "data", "suites")):
-        if os.path.isdir(candidate):
-            return os.path.normpath(candidate)
-    raise SuiteError("suites: directory: expected data/suites of the fourfold checkout or $FOURFOLD_SUITES_DIR, "
-                     f"found none next to {here}")
+    return os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "suite_rows.json")
 
 
-def list_suites(directory):
-    return sorted(f[:-5] for f in os.listdir(directory) if f.endswith(".json"))
+def _bad(path, field_name, expected, found):
+    raise SuiteError(f"suite rows '{path}': field '{field_name}': expected {expected}, found {found}")
 
 
-def load_suite(name, directory=None):
-    directory = directory or default_suites_dir()
-    names = list_suites(directory)
-    if name not in names:
-        raise SuiteError(f"check: suite: expected one of {', '.join(names)}, found '{name}'")
-    path = os.path.join(directory, name + ".json")
-    with open(path, encoding="utf-8") as f:
-        suite_name, cases = parse_suite(f.read(), path)
-    if suite_name != name:
-        raise SuiteError(f"suite file '{path}': field 'suite': expected \"{name}\" (the file's name), found \"{suite_name}\"")
-    return cases
+def _case(path, i, row):
+    where = f"rows[{i}]"
+    if not isinstance(row, dict):
+        _bad(path, where, "an object", type(row).__name__)
+    for key in _ROW_KEYS:
+        if key not in row:
+            _bad(path, f"{where}.{key}", "a value", "none (missing)")
+    if row["dtype"] not in DTYPES:
+        _bad(path, f"{where}.dtype", "a dtype name (" + ", ".join(DTYPES) + ")", repr(row["dtype"]))
+    if not isinstance(row["params"], dict):
+        _bad(path, f"{where}.params", "an object", type(row["params"]).__name__)
+    for key in ("bytes_read", "bytes_written", "bytes_made", "flops", "work"):
+        if isinstance(row[key], bool) or not isinstance(row[key], (int, float)) or row[key] < 0:
+            _bad(path, f"{where}.{key}", "a number >= 0", repr(row[key]))
+    cost = OpCost(float(row["bytes_read"]), float(row["bytes_written"]), float(row["flops"]), float(row["bytes_made"]))
+    return Case(row["suite"], row["op"], row["name"], row["shape"], row["dtype"], row["case"], row["params"], cost,
+                float(row["work"]))
+
+
+@functools.lru_cache(maxsize=4)
+def read_rows(path):
+    """{suite name: [Case]} in the file's order, from a rows document of fourfold's."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+    except OSError as e:
+        raise SuiteError(f"suite rows '{path}': cannot be read ({e.strerror}); write it with "
+                         "`fourfold bench ops --list --json FILE`") from None
+    except json.JSONDecodeError as e:
+        raise SuiteError(f"suite rows '{path}': not valid JSON: {e}") from None
+    if not isinstance(doc, dict):
+        _bad(path, "(document)", "an object", type(doc).__name__)
+    if doc.get("schema") != ROWS_SCHEMA or doc.get("kind") != "suite_rows":
+        _bad(path, "schema", f'"{ROWS_SCHEMA}" with kind "suite_rows"', f"{doc.get('schema')!r}, {doc.get('kind')!r}")
+    suites = {name: [] for name in doc.get("suites", [])}
+    rows = doc.get("rows")
+    if not isinstance(rows, list):
+        _bad(path, "rows", "an array", type(rows).__name__)
+    for i, row in enumerate(rows):
+        c = _case(path, i, row)
+        if c.suite not in suites:
+            _bad(path, f"rows[{i}].suite", "one of the document's suites", repr(c.suite))
+        suites[c.suite].append(c)
+    return suites
+
+
+def list_suites(path=None):
+    return sorted(read_rows(path or default_rows_path()))
+
+
+def load_suite(name, path=None):
+    path = path or default_rows_path()
+    suites = read_rows(path)
+    if name not in suites:
+        raise SuiteError(f"check: suite: expected one of {', '.join(sorted(suites))}, found '{name}'")
+    return suites[name]

@@ -1,5 +1,5 @@
-"""A plain (not editable) pip install of the package: it carries the compiled extension and the op suites, and
-runs from outside the checkout."""
+"""A plain (not editable) pip install of the package: it carries the compiled extension and the suites' rows,
+and runs from outside the checkout."""
 import os
 import subprocess
 import sys
@@ -16,11 +16,11 @@ def test_a_plain_pip_install_runs_without_the_checkout(tmp_path):
     run = subprocess.run(pip, capture_output=True, text=True, timeout=1200)
     assert run.returncode == 0, run.stdout + run.stderr
     probe = ("import torch, fourfold_torch, fourfold_torch.suites as s, fourfold_torch.torch_ops as o; o.require(); "
-             "print(s.default_suites_dir()); print(torch.ops.fourfold.linear(torch.ones(1, 3), torch.ones(2, 3)).sum().item())")
-    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "FOURFOLD_SUITES_DIR")}
+             "print(s.default_rows_path(), len(s.load_suite('decode-linear'))); print(torch.ops.fourfold.linear(torch.ones(1, 3), torch.ones(2, 3)).sum().item())")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "FOURFOLD_SUITE_ROWS")}
     env["PYTHONPATH"] = str(target)
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=300, cwd=tmp_path, env=env)
     assert out.returncode == 0, out.stderr
-    suites_dir, total = out.stdout.split()
-    assert suites_dir.startswith(str(target)) and os.path.isfile(os.path.join(suites_dir, "decode-linear.json"))
+    rows_path, decode_rows, total = out.stdout.split()
+    assert rows_path.startswith(str(target)) and os.path.isfile(rows_path) and int(decode_rows) > 0
     assert float(total) == 6.0

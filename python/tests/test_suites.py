@@ -1,77 +1,74 @@
-"""The suites read into the same rows as fourfold reads them: names, shape strings, dtypes, bytes and flops
-of every case of every shipped suite against `fourfold bench ops --list --json`."""
+"""The driver reads the suites' rows fourfold writes (data/suite_rows.json): the shipped file is what fourfold
+reads from the shipped suites today, a suite of one's own reads through the same command, and every row runs
+against its oracle."""
 
 import json
+import os
 
 import pytest
 
-from fourfold_torch import op_cases
-from fourfold_torch.op_cases.grouped_mm import moe_group_sizes
+from conftest import REPO
+from fourfold_torch import op_calls, op_cases
+from fourfold_torch.error_metrics import compare_to_reference
 from fourfold_torch.op_cost import case_work, op_cost
-from fourfold_torch.suites import SuiteError, default_suites_dir, list_suites, load_suite, parse_suite
+from fourfold_torch.suites import SuiteError, default_rows_path, list_suites, load_suite, read_rows
+
+SMALL_SUITES = os.path.join(REPO, "python", "tests", "data", "suites")
+# Modules whose rows come from a suite format of their op's own, not from row_ops.
+OWN_FORMATS = {"linear", "softmax", "constant_pad_nd", "grouped_mm", "moe_experts", "scaled_dot_product_attention",
+               "scaled_mm", "conv2d", "conv3d"}
 
 
-def test_every_case_of_every_suite_matches_fourfold(fourfold, tmp_path):
-    out = tmp_path / "list.json"
-    fourfold("bench", "ops", "--list", "--json", str(out), "--suites-dir", default_suites_dir())
-    theirs = json.loads(out.read_text())["rows"]
-    ours = [c for s in list_suites(default_suites_dir()) for c in load_suite(s)]
-    assert len(ours) == len(theirs) > 800
-    for c, t in zip(ours, theirs):
-        assert (c.suite, c.op, c.name, c.shape, c.dtype) == (t["suite"], t["op"], t["name"], t["shape"], t["dtype"])
-        cost = op_cost(c)
-        assert cost.bytes_read == pytest.approx(t["bytes_read"], rel=1e-12), c.row_shape
-        assert cost.bytes_written == pytest.approx(t["bytes_written"], rel=1e-12), c.row_shape
-        assert cost.flops == pytest.approx(t["flops"], rel=1e-12), c.row_shape
-        assert case_work(c) == pytest.approx(t["work"], rel=1e-12), c.row_shape
+def _rows_of(fourfold, tmp_path, suites_dir):
+    out = tmp_path / "rows.json"
+    fourfold("bench", "ops", "--list", "--json", str(out), "--suites-dir", suites_dir)
+    return out
 
 
-def test_moe_group_sizes_follow_the_routing_rules():
-    assert moe_group_sizes(3, 4, 2, "even") == [2, 2, 1, 1]
-    assert moe_group_sizes(4, 4, 2, "empty") == [4, 0, 4, 0]
-    skewed = moe_group_sizes(8, 4, 2, "skewed")
-    assert sum(skewed) == 16 and max(skewed) <= 8 and skewed == sorted(skewed, reverse=True)
+def test_the_shipped_rows_are_what_fourfold_reads_today(fourfold, tmp_path):
+    fresh = json.loads(_rows_of(fourfold, tmp_path, os.path.join(REPO, "data", "suites")).read_text())
+    with open(default_rows_path(), encoding="utf-8") as f:
+        shipped = json.load(f)
+    assert shipped == fresh, ("python/fourfold_torch/data/suite_rows.json is stale: write it again with "
+                              "`build/release/fourfold bench ops --list --json python/fourfold_torch/data/suite_rows.json`")
+    ours = [c for s in list_suites() for c in load_suite(s)]
+    assert len(ours) == len(fresh["rows"]) > 800
+    for c, t in zip(ours, fresh["rows"]):
+        assert (c.suite, c.op, c.case_op, c.name, c.shape, c.dtype, c.p) == (
+            t["suite"], t["op"], t["case"], t["name"], t["shape"], t["dtype"], t["params"])
+        assert (op_cost(c).bytes_read, op_cost(c).flops, case_work(c)) == (t["bytes_read"], t["flops"], t["work"])
+        assert c.case_op in op_cases.modules(), f"no module in python/fourfold_torch/op_cases for {c.case_op}"
 
 
-def test_a_bad_suite_names_the_file_and_the_field():
-    with pytest.raises(SuiteError, match=r"suite file 'x.json': field 'shapes\[0\].n': expected a positive integer, found number -4"):
-        parse_suite('{"suite": "x", "op": "linear", "dtypes": ["bf16"], "m": [1], "bias": [false],'
-                    ' "shapes": [{"n": -4, "k": 2, "model": "m", "projection": "p"}]}', "x.json")
-    with pytest.raises(SuiteError, match="field 'op': expected one of .*linear, row_ops"):
-        parse_suite('{"suite": "x", "op": "conv9d", "dtypes": ["bf16"]}', "x.json")
-    with pytest.raises(SuiteError, match="expected one of .*found 'nope'"):
+def test_bad_rows_and_unknown_suites_are_named(tmp_path):
+    with pytest.raises(SuiteError, match="expected one of .*decode-linear.*found 'nope'"):
         load_suite("nope")
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps({"schema": "fourfold.records/1", "kind": "suite_rows", "suites": ["x"],
+                               "rows": [{"suite": "x", "op": "add"}]}))
+    with pytest.raises(SuiteError, match=rf"suite rows '{bad}': field 'rows\[0\].case': expected a value, found none"):
+        read_rows(str(bad))
+    bad.write_text(json.dumps({"schema": "fourfold.records/0", "rows": []}))
+    with pytest.raises(SuiteError, match="field 'schema': expected \"fourfold.records/1\""):
+        read_rows(str(bad))
+    with pytest.raises(SuiteError, match="cannot be read"):
+        read_rows(str(tmp_path / "missing.json"))
 
 
-def test_conv_rows_read_like_fourfolds_and_run_against_their_oracle():
+def test_every_row_op_and_conv_runs_against_its_oracle(fourfold, tmp_path):
+    """Suites of one's own go through fourfold too: each row op and two convolutions on small shapes, each close
+    to its float64 oracle."""
     import torch
-    from fourfold_torch import op_calls
-    from fourfold_torch.error_metrics import compare_to_reference
-    _, cases = parse_suite('{"suite": "c", "op": "conv", "dtypes": ["f32"], "cases": ['
-                           '{"name": "a", "x": [1, 4, 3, 6, 5], "weight": [8, 4, 3, 3, 3], "padding": [0, 1, 1]},'
-                           '{"name": "b", "x": [2, 4, 9, 9], "weight": [6, 2, 3, 3], "stride": [2], "groups": 2,'
-                           ' "bias": false}]}', "c.json")
-    assert [(c.op, c.shape) for c in cases] == [
+    suites = read_rows(str(_rows_of(fourfold, tmp_path, SMALL_SUITES)))
+    conv = suites["small-conv"]
+    assert [(c.op, c.shape) for c in conv] == [
         ("conv3d", "x[1,4,3,6,5] w[8,4,3,3,3] +bias pad 0,1,1"),
         ("conv2d", "x[2,4,9,9] w[6,2,3,3] stride 2,2 groups 2")]
-    cost = op_cost(cases[1])   # out [2, 6, 4, 4], fan-in 2 * 3 * 3
-    assert (cost.bytes_read, cost.bytes_written, cost.flops) == ((648 + 108) * 4, 192 * 4, 2 * 192 * 18)
-    for c in cases:
-        fn, args, _ = op_calls.build_call(c, 0, torch.device("cpu"))
-        ofn, oargs, _ = op_calls.build_call(c, 0, torch.device("cpu"), oracle=True)
-        assert compare_to_reference(fn(*args), ofn(*oargs)).psnr_db > 120
-
-
-def test_every_row_op_runs_against_its_oracle():
-    """Each row op of the suites as its PyTorch call: close to its float64 oracle on small shapes."""
-    import torch
-    from fourfold_torch import op_calls
-    from fourfold_torch.error_metrics import compare_to_reference
-    ops = op_cases.row_ops()
-    cases_json = [dict(op=op, name="t", **getattr(m, "SMALL", {"rows": 3, "cols": 40})) for op, m in ops.items()]
-    _, cases = parse_suite(json.dumps({"suite": "t", "op": "row_ops", "dtypes": ["f32"], "cases": cases_json}), "t.json")
-    assert [c.case_op for c in cases] == list(ops)
-    for c in cases:
+    assert (conv[1].cost.bytes_read, conv[1].cost.bytes_written, conv[1].cost.flops) == ((648 + 108) * 4, 192 * 4,
+                                                                                          2 * 192 * 18)
+    rows = suites["small-row-ops"]
+    assert {c.case_op for c in rows} == set(op_cases.modules()) - OWN_FORMATS
+    for c in rows + conv:
         fn, args, _ = op_calls.build_call(c, 0, torch.device("cpu"))
         ofn, oargs, _ = op_calls.build_call(c, 0, torch.device("cpu"), oracle=True)
         got, want = fn(*args), ofn(*oargs)

@@ -15,6 +15,7 @@
 #include "check/op_time_records.h"
 #include "check/records.h"
 #include "check/statistics.h"
+#include "check/suite_rows.h"
 #include "commands.h"
 #include "core/file_io.h"
 #include "core/build_info.h"
@@ -176,17 +177,18 @@ void run_bench_ops(const BenchOpsOptions& o) {
                           expected_tier(c.op) == Tier::reference;
         ++total;
         capped += skip ? 1 : 0;
-        listed.push_back({{"suite", suite.name}, {"op", c.op}, {"name", c.name}, {"shape", c.shape},
-                          {"dtype", dtype_name(c.dtype)}, {"bytes_read", cost.bytes_read},
-                          {"bytes_written", cost.bytes_written}, {"flops", cost.flops}, {"work", case_work(c)}});
+        listed.push_back(suite_row_json(c));
         fmt::print("{:<14} {:<16} {:<34} {:<40} {:<14} {:>10.3g} B {:>10.3g} flop {:>9.3g} work{}\n", suite.name,
                    clip(c.op, 16), clip(c.name, 34), clip(c.shape, 40), dtype_name(c.dtype), cost.bytes(), cost.flops,
                    case_work(c), skip ? "  (over the reference cap)" : "");
       }
     fmt::print("{} rows, {} over the reference cap\n", total, capped);
-    // The rows as fourfold reads the suites: what another producer of records (python/fourfold_torch) is
-    // checked against.
-    if (!o.json_path.empty()) write_file_atomically(o.json_path, nlohmann::ordered_json{{"rows", listed}}.dump(1) + "\n");
+    // The rows as fourfold reads the suites: what another producer of records (python/fourfold_torch) reads.
+    if (!o.json_path.empty()) {
+      std::vector<std::string> names;
+      for (const Suite& suite : suites) names.push_back(suite.name);
+      write_file_atomically(o.json_path, suite_rows_text(suite_rows_document(names, std::move(listed))));
+    }
     return;
   }
   if (progress) fmt::print(stderr, "probing bandwidth, FMA peak and thread latency...\n");
@@ -258,7 +260,7 @@ void register_bench(CLI::App& app) {
   cmd->add_option("--min-sample-ms", o.min_sample_ms, "calls are batched until a sample lasts this long")
       ->check(finite_in(0.0, 10000.0));
   cmd->add_option("--json", o.json_path,
-                  "also write the op-time record set (fourfold.records/1, readable by compare; with --list: the rows listed)");
+                  "also write the op-time record set (fourfold.records/1, readable by compare; with --list: the suite rows listed)");
   cmd->add_option("--match", o.match, "only rows whose source or shape contains this text");
   cmd->add_option("--suites-dir", o.suites_dir, "where the suite files are (default: data/suites of the build)");
   cmd->add_option("--seed", o.seed, "seed of every input");

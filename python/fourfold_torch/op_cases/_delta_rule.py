@@ -7,20 +7,6 @@ import torch
 import torch.nn.functional as F
 
 from ..op_calls import Unsupported, bench_tensor
-from ..op_cost import OpCost
-
-FIELDS = ("rows", "heads", "kv_heads", "cols")
-SMALL = {"rows": 5, "heads": 4, "kv_heads": 2, "cols": 16}
-
-
-def shape(p):
-    t, hk, hv, d = p["rows"], p["kv_heads"], p["heads"], p["cols"]
-    return f"q[{t},{hk},{d}] v[{t},{hv},{d}] state"
-
-
-def check(r, e, path, p):
-    if p["heads"] % p["kv_heads"]:
-        r.bad(path + ".heads", f"a multiple of kv_heads={p['kv_heads']}", e["heads"])
 
 
 def inputs(c, mk):
@@ -71,13 +57,6 @@ def torch_call(c, mk, chunked):
         return rule(q, k, v, g=g, beta=beta, initial_state=state.clone(), output_final_state=True,
                     use_qk_l2norm_in_kernel=True)[0]
     return run, inputs(c, mk), rule.__name__
-
-
-def cost(c, s):
-    t, d, hk, hv = float(c.p["rows"]), float(c.p["cols"]), float(c.p["kv_heads"]), float(c.p["heads"])
-    state = hv * d * d * 4.0
-    read = (2 * t * hk * d + t * hv * d + 2 * t * hv) * s
-    return OpCost(read + 2 * state, t * hv * d * s + 2 * state, 6.0 * t * hv * d * d)
 
 
 def fourfold_call(c, mk, mode):

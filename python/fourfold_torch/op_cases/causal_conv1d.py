@@ -4,15 +4,6 @@ rows tokens and cols channels (channel-last, as fourfold's engine keeps it), k t
 import torch
 import torch.nn.functional as F
 
-from ..op_cost import OpCost
-
-FIELDS = ("rows", "cols", "k")
-SMALL = {"rows": 3, "cols": 40, "k": 4}
-
-
-def shape(p):
-    return f"x[{p['rows']},{p['cols']}] w[{p['cols']},{p['k']}] state"
-
 
 def _inputs(c, mk):
     t, ch, k = c.p["rows"], c.p["cols"], c.p["k"]
@@ -31,12 +22,6 @@ def _conv(x, w, state):
 
 def call(c, mk):
     return _conv, _inputs(c, mk), "cat + F.conv1d + F.silu"
-
-
-def cost(c, s):
-    t, ch, k = float(c.p["rows"]), float(c.p["cols"]), float(c.p["k"])
-    x, state, w = t * ch, ch * (k - 1), ch * k
-    return OpCost((x + w + 2 * state) * s, (x + 2 * state) * s, 2.0 * x * k)
 
 
 def fourfold_call(c, mk):

@@ -1,6 +1,6 @@
-"""F.conv3d: the conv suite's rows with x [N, C, T, H, W]; read, run and costed by conv2d.py's code, which
-takes the rank from x."""
+"""F.conv3d: the conv suite's rows with x [N, C, T, H, W], run by conv2d.py's code, which takes the rank
+from x."""
 
-from .conv2d import call, cost, fourfold_call
+from .conv2d import call, fourfold_call
 
-__all__ = ["call", "cost", "fourfold_call"]
+__all__ = ["call", "fourfold_call"]

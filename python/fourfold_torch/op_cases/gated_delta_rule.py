@@ -4,8 +4,6 @@ Rows: _delta_rule.py."""
 
 from . import _delta_rule as d
 
-FIELDS, SMALL, shape, check, cost = d.FIELDS, d.SMALL, d.shape, d.check, d.cost
-
 
 def call(c, mk):
     return d.torch_call(c, mk, chunked=c.p["rows"] > 1)

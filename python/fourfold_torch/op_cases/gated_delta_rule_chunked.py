@@ -3,9 +3,6 @@ against the rows of gated_delta_rule (each side's own choice of order). Rows: _d
 
 from . import _delta_rule as d
 
-DISPATCH = "gated_delta_rule"
-FIELDS, SMALL, shape, check, cost = d.FIELDS, d.SMALL, d.shape, d.check, d.cost
-
 
 def call(c, mk):
     return d.torch_call(c, mk, chunked=True)

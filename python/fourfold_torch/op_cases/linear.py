@@ -8,35 +8,7 @@ import torch
 import torch.nn.functional as F
 
 from ..op_calls import Unsupported, bench_tensor, uniform_tensor
-from ..op_cost import OpCost
-from ..suites import FP4, FP8, describe, dtype_size
-
-SUITE = "linear"
-_RECIPES = ("tensorwise", "rowwise", "block_128x128", "nvfp4", "mxfp4")
-
-
-def read(r, j, add, dtypes):
-    ms = r.integers(r.need(j, "", "m"), "m")
-    biases = r.need(j, "", "bias")
-    weight_only = []
-    for i, w in enumerate(j.get("weight_only", [])):
-        path = f"weight_only[{i}]"
-        weight_only.append((r.dtype(r.need(w, path, "x"), path + ".x"), r.dtype(r.need(w, path, "weight"), path + ".weight"),
-                            r.choice(w.get("recipe", "tensorwise"), path + ".recipe", _RECIPES),
-                            r.integers(r.need(w, path, "m"), path + ".m")))
-    for i, s in enumerate(r.array(r.need(j, "", "shapes"), "shapes")):
-        path = f"shapes[{i}]"
-        n = r.integer(r.need(s, path, "n"), path + ".n")
-        k = r.integer(r.need(s, path, "k"), path + ".k")
-        for dt in dtypes:
-            for m in ms:
-                for bias in biases:
-                    add("linear", describe(s), f"x[{m},{k}] w[{n},{k}]" + (" +bias" if bias else ""), dt,
-                        dict(m=m, n=n, k=k, bias=bias, weight_dtype=None, recipe="tensorwise"))
-        for x_dt, w_dt, recipe, wms in weight_only:
-            for m in wms:
-                add("linear", describe(s), f"x[{m},{k}] w[{n},{k}] {w_dt}" + (f" {recipe}" if w_dt in FP8 + FP4 else ""),
-                    x_dt, dict(m=m, n=n, k=k, bias=False, weight_dtype=w_dt, recipe=recipe))
+from ..suites import FP4, FP8
 
 
 def weight_scale_shape(p):
@@ -94,13 +66,3 @@ def fourfold_call(c, mk):
         return torch.ops.fourfold.scaled_linear, (x, w.to(mk.device), s.to(mk.device), b), "fourfold.scaled_linear"
     w = bench_tensor([p["n"], p["k"]], wdt, mk.seed + 1, 1.0 / math.sqrt(p["k"]), mk.device)
     return torch.ops.fourfold.linear, (x, w, b), "fourfold.linear"
-
-
-def cost(c, s):
-    p = c.p
-    m, n, k = p["m"], p["n"], p["k"]
-    wdt = p["weight_dtype"] or c.dtype
-    scales = (4.0 * math.prod(weight_scale_shape(p)) if wdt in FP8
-              else math.prod(weight_scale_shape(p)) + (4.0 if p["recipe"] == "nvfp4" else 0.0) if wdt in FP4 else 0.0)
-    weight = n * k * (0.5 if wdt in FP4 else dtype_size(wdt))
-    return OpCost((m * k + (n if p["bias"] else 0)) * s + weight + scales, m * n * s, 2.0 * m * n * k)

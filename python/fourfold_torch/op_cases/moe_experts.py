@@ -1,14 +1,13 @@
 """A MoE layer's experts as transformers runs them with grouped_mm: gather the routed rows, gate and up
-products, SiLU times up, down product, weighted scatter-add. Its rows are in the moe suite (grouped_mm.py reads
-it)."""
+products, SiLU times up, down product, weighted scatter-add. Its rows are in the moe suite, routed as
+grouped_mm's."""
 
 import math
 
 import torch
 import torch.nn.functional as F
 
-from ..op_cost import OpCost
-from .grouped_mm import active_experts, grouped, grouped_oracle, groups
+from .grouped_mm import grouped, grouped_oracle, groups
 
 
 def _inputs(p, mk):
@@ -43,13 +42,6 @@ def call(c, mk):
         d = (grouped(h, down.transpose(1, 2), offs).float() * w32).to(x.dtype)
         return torch.zeros(T, k, dtype=x.dtype, device=dev).index_add_(0, rows, d)
     return experts, (x, gate, up, down, rows, offs, w32), "grouped_mm x3 + index_add"
-
-
-def cost(c, s):
-    p = c.p
-    rows, n, k = float(p["tokens"] * p["top_k"]), p["n"], p["k"]
-    return OpCost((p["tokens"] * k + 3.0 * active_experts(p) * k * n) * s + 4.0 * (2.0 * rows + p["experts"]),
-                  p["tokens"] * k * s, 6.0 * rows * n * k)
 
 
 def fourfold_call(c, mk):

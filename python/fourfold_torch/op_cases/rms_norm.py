@@ -4,24 +4,12 @@ import torch
 import torch.nn.functional as F
 
 from ..op_calls import RMS_EPS
-from ..op_cost import OpCost
-
-FIELDS = ("rows", "cols")
-
-
-def shape(p):
-    return f"x[{p['rows']},{p['cols']}]"
 
 
 def call(c, mk):
     cols = c.p["cols"]
     x, w = mk.matrix(c.p), mk.t([cols], 1)
     return (lambda x, w: F.rms_norm(x, [cols], w, RMS_EPS)), (x, w), "F.rms_norm"
-
-
-def cost(c, s):
-    e = float(c.p["rows"] * c.p["cols"])
-    return OpCost((e + c.p["cols"]) * s, e * s, 0.0)
 
 
 def fourfold_call(c, mk):

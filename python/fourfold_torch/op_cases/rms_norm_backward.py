@@ -3,13 +3,6 @@
 import torch.nn.functional as F
 
 from ..op_calls import RMS_EPS, grads
-from ..op_cost import OpCost
-
-FIELDS = ("rows", "cols")
-
-
-def shape(p):
-    return f"x[{p['rows']},{p['cols']}]"
 
 
 def call(c, mk):
@@ -19,8 +12,3 @@ def call(c, mk):
     def backward(g, x, w):
         return grads(lambda x, w: F.rms_norm(x, [cols], w, RMS_EPS), (x, w), g)
     return backward, (g, x, w), "autograd of F.rms_norm"
-
-
-def cost(c, s):
-    e = float(c.p["rows"] * c.p["cols"])
-    return OpCost((2 * e + c.p["cols"]) * s, (e + c.p["cols"]) * s, 0.0)

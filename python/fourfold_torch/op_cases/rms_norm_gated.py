@@ -4,13 +4,6 @@ import torch
 import torch.nn.functional as F
 
 from ..op_calls import RMS_EPS
-from ..op_cost import OpCost
-
-FIELDS = ("rows", "cols")
-
-
-def shape(p):
-    return f"x[{p['rows']},{p['cols']}]"
 
 
 def _inputs(c, mk):
@@ -28,11 +21,6 @@ def _gated(x, gate, w):
 
 def call(c, mk):
     return _gated, _inputs(c, mk), "Qwen3_5RMSNormGated"
-
-
-def cost(c, s):
-    e = float(c.p["rows"] * c.p["cols"])
-    return OpCost((2 * e + c.p["cols"]) * s, e * s, 0.0)
 
 
 def fourfold_call(c, mk):

@@ -3,15 +3,6 @@ form (PyTorch has no op)."""
 
 import torch
 
-from ..op_cost import OpCost
-
-FIELDS = ("rows", "cols")
-SMALL = {"rows": 2, "heads": 3, "cols": 16}
-
-
-def shape(p):
-    return f"x[{p['rows']},{p['heads']},{p['cols']}] cos,sin[{p['rows']},1,{p['cols'] // 2}]"
-
 
 def call(c, mk):
     rows, cols = c.p["rows"], c.p["cols"]
@@ -21,11 +12,6 @@ def call(c, mk):
         x1, x2 = x[..., : cols // 2], x[..., cols // 2:]
         return torch.cat((x1 * cs - x2 * sn, x2 * cs + x1 * sn), dim=-1)
     return rotary, (x, cs, sn), "rotate_half (composed)"
-
-
-def cost(c, s):
-    e = float(c.p["rows"] * c.p["cols"])
-    return OpCost((e * c.p["heads"] + e) * s, e * c.p["heads"] * s, 0.0)
 
 
 def fourfold_call(c, mk):

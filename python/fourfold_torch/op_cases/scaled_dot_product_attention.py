@@ -6,41 +6,6 @@ import math
 import torch
 import torch.nn.functional as F
 
-from ..op_cost import OpCost
-
-SUITE = "scaled_dot_product_attention"
-
-
-def read(r, j, add, dtypes):
-    base = dict(batch=r.integer(j["batch"], "batch") if "batch" in j else 1,
-                q_heads=r.integer(r.need(j, "", "q_heads"), "q_heads"),
-                kv_heads=r.integer(r.need(j, "", "kv_heads"), "kv_heads"),
-                head_dim=r.integer(r.need(j, "", "head_dim"), "head_dim"))
-    for i, e in enumerate(r.array(r.need(j, "", "cases"), "cases")):
-        path = f"cases[{i}]"
-        a = dict(base, q_len=r.integer(r.need(e, path, "q_len"), path + ".q_len"),
-                 kv_len=r.integer(r.need(e, path, "kv_len"), path + ".kv_len"),
-                 causal=r.choice(e.get("causal", "none"), path + ".causal", ("none", "top_left", "lower_right")))
-        suffix = {"none": "", "top_left": " causal", "lower_right": " causal-lr"}[a["causal"]]
-        for dt in dtypes:
-            add("scaled_dot_product_attention", f"{r.string(r.need(e, path, 'name'), path + '.name')} {a['kv_len']}",
-                f"q[{a['batch']},{a['q_heads']},{a['q_len']},{a['head_dim']}] "
-                f"kv[{a['batch']},{a['kv_heads']},{a['kv_len']},{a['head_dim']}]{suffix}", dt, a)
-
-
-def attended_pairs(a):
-    """The (query, key) pairs a mask keeps: the attention's work (its backward's too)."""
-    L, S = a["q_len"], a["kv_len"]
-    pairs = 0
-    for i in range(L):
-        keys = S
-        if a["causal"] == "top_left":
-            keys = min(S, i + 1)
-        elif a["causal"] == "lower_right":
-            keys = min(max(i + S - L + 1, 0), S)
-        pairs += keys
-    return float(pairs)
-
 
 def _oracle(q, k, v, causal):
     groups = q.shape[1] // k.shape[1]
@@ -71,13 +36,6 @@ def call(c, mk):
             "sdpa causal_lower_right"
     causal = a["causal"] == "top_left"
     return (lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=causal, enable_gqa=gqa)), (q, k, v), "sdpa"
-
-
-def cost(c, s):
-    p = c.p
-    q = float(p["batch"] * p["q_heads"] * p["q_len"] * p["head_dim"])
-    kv = 2.0 * p["batch"] * p["kv_heads"] * p["kv_len"] * p["head_dim"]
-    return OpCost((q + kv) * s, q * s, 2.0 * p["batch"] * p["q_heads"] * attended_pairs(p) * 2 * p["head_dim"])
 
 
 def fourfold_call(c, mk):

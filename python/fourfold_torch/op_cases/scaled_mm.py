@@ -1,32 +1,10 @@
 """torch._scaled_mm: the fp8 suite's FP8 GEMMs with tensorwise, rowwise or 128x128-block scales; a recipe
 this build refuses is a counted skip, and the oracle applies the scales in float64."""
 
-import math
 
 import torch
 
 from ..op_calls import TORCH_DTYPES, Unsupported, bench_tensor, uniform_tensor
-from ..op_cost import OpCost
-from ..suites import describe, dtype_size
-
-SUITE = "scaled_mm"
-_RECIPES = ("tensorwise", "rowwise", "block_128x128")
-
-
-def read(r, j, add, dtypes):
-    out = r.dtype(j["out_dtype"], "out_dtype") if "out_dtype" in j else "bfloat16"
-    recipes = [r.choice(x, f"recipes[{i}]", _RECIPES) for i, x in enumerate(r.array(r.need(j, "", "recipes"), "recipes"))]
-    default_m = r.integers(r.need(j, "", "m"), "m")
-    for i, s in enumerate(r.array(r.need(j, "", "shapes"), "shapes")):
-        path = f"shapes[{i}]"
-        n = r.integer(r.need(s, path, "n"), path + ".n")
-        k = r.integer(r.need(s, path, "k"), path + ".k")
-        ms = r.integers(s["m"], path + ".m") if "m" in s else default_m
-        for dt in dtypes:
-            for m in ms:
-                for recipe in recipes:
-                    add("scaled_mm", describe(s), f"a[{m},{k}] w[{n},{k}] {recipe}", dt,
-                        dict(m=m, n=n, k=k, recipe=recipe, out_dtype=out))
 
 
 def scale_a_shape(p):
@@ -79,10 +57,3 @@ def call(c, mk):
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
         raise Unsupported(f"torch._scaled_mm refuses {p['recipe']} on {dev}: {first}") from None
     return mm, (a, w.t(), sa, sb), f"torch._scaled_mm {p['recipe']}"
-
-
-def cost(c, s):
-    p = c.p
-    m, n, k = p["m"], p["n"], p["k"]
-    scales = math.prod(scale_a_shape(p)) + math.prod(scale_b_shape(p))
-    return OpCost((m * k + n * k) * s + 4.0 * scales, m * n * float(dtype_size(p["out_dtype"])), 2.0 * m * n * k)

@@ -1,4 +1,5 @@
-// What conv2d's and conv3d's rows share: the conv suite's ConvCase (check/suites.h), whose x rank picks the op.
+// What conv2d's and conv3d's rows share: the conv suite's ConvCase (check/op_cases/conv_params.h), whose x
+// rank picks the op.
 #pragma once
 
 #include <cmath>

@@ -1,13 +1,81 @@
-// linear: x [m, k] @ weight [n, k]^T (+ bias [n]) from the linear suites (check/suites.h, LinearCase); an FP8
-// weight goes through scaled_linear with a weight scale of the case's recipe, an FP4 one (float4_e2m1fn_x2
-// [n, k/2]) with its NVFP4 or MXFP4 block scales.
+// linear: x [m, k] @ weight [n, k]^T (+ bias [n]) from the linear suites (read here; LinearCase in
+// linear_params.h); an FP8 weight goes through scaled_linear with a weight scale of the case's recipe, an FP4 one
+// (float4_e2m1fn_x2 [n, k/2]) with its NVFP4 or MXFP4 block scales.
 #include <cmath>
 
 #include "check/op_cases/op_case.h"
+#include "check/suite_reader.h"
 #include "fourfold/ops.h"
 
 namespace fourfold {
 namespace {
+
+void parse_linear(const SuiteReader& r, const nlohmann::json& j, Suite& suite, const std::vector<DType>& dtypes) {
+  r.only_keys(j, "", {"suite", "op", "description", "generated_by", "dtypes", "m", "bias", "weight_only", "models",
+                      "shapes"});
+  const std::vector<int64_t> ms = r.integers(r.need(j, "", "m"), "m");
+  const std::vector<bool> biases = r.booleans(r.need(j, "", "bias"), "bias");
+  // Weight-only variants, each run for every shape without bias: x dtype, weight dtype, fp8 recipe, m.
+  struct WeightOnly {
+    DType x, weight;
+    Fp8Recipe recipe;
+    std::vector<int64_t> ms;
+  };
+  std::vector<WeightOnly> weight_only;
+  if (r.has(j, "weight_only")) {
+    const nlohmann::json& list = r.array(j["weight_only"], "weight_only");
+    for (size_t i = 0; i < list.size(); ++i) {
+      const std::string path = SuiteReader::at("weight_only", i);
+      r.only_keys(list[i], path, {"x", "weight", "recipe", "m"});
+      WeightOnly w{r.dtype(r.need(list[i], path, "x"), path + ".x"), r.dtype(r.need(list[i], path, "weight"), path + ".weight"),
+                   Fp8Recipe::tensorwise, r.integers(r.need(list[i], path, "m"), path + ".m")};
+      if (r.has(list[i], "recipe"))
+        w.recipe = r.choice<Fp8Recipe>(list[i]["recipe"], path + ".recipe",
+                                       {{"tensorwise", Fp8Recipe::tensorwise}, {"rowwise", Fp8Recipe::rowwise},
+                                        {"block_128x128", Fp8Recipe::block_128x128}, {"nvfp4", Fp8Recipe::nvfp4},
+                                        {"mxfp4", Fp8Recipe::mxfp4}});
+      const bool fp4_recipe = w.recipe == Fp8Recipe::nvfp4 || w.recipe == Fp8Recipe::mxfp4;
+      if (is_fp4(w.weight) != fp4_recipe && (is_fp4(w.weight) || is_fp8(w.weight)))
+        r.bad(path + ".recipe", is_fp4(w.weight) ? "nvfp4 or mxfp4 for a float4_e2m1fn_x2 weight"
+                                                  : "tensorwise, rowwise or block_128x128 for an fp8 weight",
+              list[i].contains("recipe") ? list[i]["recipe"] : nlohmann::json("tensorwise"));
+      weight_only.push_back(std::move(w));
+    }
+  }
+  if (r.has(j, "models")) r.object(j["models"], "models");
+  const nlohmann::json& shapes = r.array(r.need(j, "", "shapes"), "shapes");
+  suite.entries = static_cast<int64_t>(shapes.size());
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const std::string path = SuiteReader::at("shapes", i);
+    const nlohmann::json& s = shapes[i];
+    r.only_keys(s, path, {"n", "k", "model", "projection", "also"});
+    const int64_t n = r.integer(r.need(s, path, "n"), path + ".n");
+    const int64_t k = r.integer(r.need(s, path, "k"), path + ".k");
+    r.string(r.need(s, path, "model"), path + ".model");
+    r.string(r.need(s, path, "projection"), path + ".projection");
+    if (r.has(s, "also")) r.array(s["also"], path + ".also", false);
+    for (DType dtype : dtypes)
+      for (int64_t m : ms)
+        for (bool bias : biases) {
+          BenchCase c;
+          c.name = describe_name(s);
+          c.shape = fmt::format("x[{},{}] w[{},{}]{}", m, k, n, k, bias ? " +bias" : "");
+          c.dtype = dtype;
+          c.params = LinearCase{m, n, k, bias};
+          suite.cases.push_back(std::move(c));
+        }
+    for (const WeightOnly& w : weight_only)
+      for (int64_t m : w.ms) {
+        BenchCase c;
+        c.name = describe_name(s);
+        c.shape = fmt::format("x[{},{}] w[{},{}] {}{}", m, k, n, k, dtype_name(w.weight),
+                              is_fp8(w.weight) || is_fp4(w.weight) ? " " + std::string(fp8_recipe_name(w.recipe)) : std::string());
+        c.dtype = w.x;
+        c.params = LinearCase{m, n, k, false, w.weight, w.recipe};
+        suite.cases.push_back(std::move(c));
+      }
+  }
+}
 
 // scaled_linear's weight scale for an fp8 weight [n, k]: [1] tensorwise, [n, 1] rowwise, [n/128, k/128] blocks;
 // for an fp4 one, a byte per 16 (nvfp4) or 32 (mxfp4) values of a row.
@@ -31,9 +99,27 @@ Tensor fp4_codes(int64_t n, int64_t k, uint64_t seed) {
 
 }  // namespace
 
+std::string_view fp8_recipe_name(Fp8Recipe recipe) {
+  switch (recipe) {
+    case Fp8Recipe::tensorwise: return "tensorwise";
+    case Fp8Recipe::rowwise: return "rowwise";
+    case Fp8Recipe::block_128x128: return "block_128x128";
+    case Fp8Recipe::nvfp4: return "nvfp4";
+    case Fp8Recipe::mxfp4: return "mxfp4";
+  }
+  return "?";
+}
+
+void to_json(nlohmann::ordered_json& j, const LinearCase& c) {
+  j = {{"m", c.m}, {"n", c.n}, {"k", c.k}, {"bias", c.bias},
+       {"weight_dtype", c.weight_dtype ? nlohmann::ordered_json(dtype_name(*c.weight_dtype)) : nullptr},
+       {"recipe", fp8_recipe_name(c.recipe)}};
+}
+
 FOURFOLD_OP_CASES(linear) {
   return {
       .op = "linear",
+      .suite = {"linear", parse_linear},
       .call = [](const BenchCase& c, const BenchInputs& in) -> BenchCall {
         const LinearCase& l = case_params<LinearCase>(c);
         Tensor x = in({l.m, l.k}, 0);

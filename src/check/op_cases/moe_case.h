@@ -1,5 +1,5 @@
 // What grouped_mm's and moe_experts' rows share: both take the moe suite's MoeCase and route its tokens by
-// moe_group_sizes() (check/suites.h).
+// moe_group_sizes() (check/op_cases/moe_params.h).
 #pragma once
 
 #include <algorithm>

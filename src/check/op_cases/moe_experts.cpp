@@ -1,4 +1,4 @@
-// moe_experts: the whole routed-expert computation of the moe suite's "experts" rows (check/suites.h, MoeCase
+// moe_experts: the whole routed-expert computation of the moe suite's "experts" rows (moe_params.h, MoeCase
 // with n = I, k = H): gate, up and down of each expert over its rows, weighted and summed per token.
 #include <algorithm>
 #include <cmath>

@@ -1,8 +1,8 @@
 // One op's cases, all in one file: src/check/op_cases/<name>.cpp (docs/adding_an_op.md, step 7). The file says
-// how a row_ops suite case of it is read and shown, the call each op-time row times with its float64 oracle,
-// the least bytes and flops of a row, and the op's correctness cases for `fourfold sweep`. Its registration line
-// starts with FOURFOLD_OP_CASES(name); the build lists those names in "registry_op_cases.h", so adding a file
-// edits no shared list.
+// how a row_ops suite case of it is read and shown, or reads a suite format of its own; the call each op-time
+// row times with its float64 oracle; the least bytes and flops of a row; and the op's correctness cases for
+// `fourfold sweep`. Its registration line starts with FOURFOLD_OP_CASES(name); the build lists those names in
+// "registry_op_cases.h", so adding a file edits no shared list.
 #pragma once
 
 #include <cstdint>
@@ -14,10 +14,11 @@
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json_fwd.hpp>
 
 #include "check/bench_inputs.h"
 #include "check/op_cost.h"
-#include "check/suites.h"
+#include "check/bench_case.h"
 #include "check/sweep_inputs.h"
 #include "fourfold/errors.h"
 
@@ -33,6 +34,16 @@ struct RowOpFormat {
   std::vector<const char*> fields = {};                              // must be given; the others default
   std::string (*shape)(const RowOpCase&) = nullptr;                  // short shape text; null: "x[rows,cols]"
   std::optional<RowOpProblem> (*check)(const RowOpCase&) = nullptr;  // rules beyond positive sizes
+};
+
+class SuiteReader;
+
+// A suite format of the op's own (the "op" of a suite file that is not row_ops): parse() adds the file's rows to
+// suite.cases, given the file's dtypes, and refuses a bad field with r.bad (check/suite_reader.h).
+struct SuiteFormat {
+  std::string_view name = {};   // the suite files' "op": "linear", "conv", ...
+  using Parse = void (*)(const SuiteReader& r, const nlohmann::json& j, Suite& suite, const std::vector<DType>& dtypes);
+  Parse parse = nullptr;
 };
 
 // One correctness case of the reference sweep: run on inputs rounded to the run's dtype, and again on the same
@@ -52,7 +63,8 @@ inline constexpr int64_t kDefaultUlpBound = 1;
 struct OpCases {
   std::string_view name = {};   // the file's name, from FOURFOLD_OP_CASES(name): a row_ops case's "op"
   std::string_view op = {};     // the op-list op its rows time (add_rms_norm: rms_norm) and its sweep runs
-  RowOpFormat row_op = {};      // no fields: not a row op; its suite has a format of its own (check/suites.cpp)
+  RowOpFormat row_op = {};      // no fields: not a row op
+  SuiteFormat suite = {};       // a suite format this file reads; at most one file reads each
   // The op-time row's call on inputs made once (float64 oracle when in.oracle()); null: no row times it here.
   BenchCall (*call)(const BenchCase& c, const BenchInputs& in) = nullptr;
   OpCost (*cost)(const BenchCase& c) = nullptr;

@@ -1,10 +1,48 @@
-// scaled_mm from the fp8 suite (check/suites.h, Fp8LinearCase): a [m, k] fp8 @ b = W^T with W [n, k] fp8, scales
-// per recipe, out_dtype output.
+// scaled_mm from the fp8 suite (read here; Fp8LinearCase in scaled_mm_params.h): a [m, k] fp8 @ b = W^T with
+// W [n, k] fp8, scales per recipe, out_dtype output.
 #include "check/op_cases/op_case.h"
+#include "check/suite_reader.h"
 #include "fourfold/ops.h"
 
 namespace fourfold {
 namespace {
+
+void parse_fp8(const SuiteReader& r, const nlohmann::json& j, Suite& suite, const std::vector<DType>& dtypes) {
+  r.only_keys(j, "", {"suite", "op", "description", "generated_by", "dtypes", "out_dtype", "recipes", "m", "shapes"});
+  for (size_t i = 0; i < dtypes.size(); ++i)
+    if (!is_fp8(dtypes[i])) r.bad(SuiteReader::at("dtypes", i), "an FP8 dtype (float8_e4m3fn, float8_e5m2)", j["dtypes"][i]);
+  const DType out = r.has(j, "out_dtype") ? r.dtype(j["out_dtype"], "out_dtype") : DType::bf16;
+  if (out != DType::bf16 && out != DType::f32 && out != DType::f16) r.bad("out_dtype", "bf16, f32 or f16", j["out_dtype"]);
+  const nlohmann::json& recipes_json = r.array(r.need(j, "", "recipes"), "recipes");
+  std::vector<Fp8Recipe> recipes;
+  for (size_t i = 0; i < recipes_json.size(); ++i)
+    recipes.push_back(r.choice<Fp8Recipe>(recipes_json[i], SuiteReader::at("recipes", i),
+                                          {{"tensorwise", Fp8Recipe::tensorwise}, {"rowwise", Fp8Recipe::rowwise},
+                                           {"block_128x128", Fp8Recipe::block_128x128}}));
+  const std::vector<int64_t> default_m = r.integers(r.need(j, "", "m"), "m");
+  const nlohmann::json& shapes = r.array(r.need(j, "", "shapes"), "shapes");
+  suite.entries = static_cast<int64_t>(shapes.size());
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const std::string path = SuiteReader::at("shapes", i);
+    const nlohmann::json& s = shapes[i];
+    r.only_keys(s, path, {"n", "k", "model", "projection", "m"});
+    const int64_t n = r.integer(r.need(s, path, "n"), path + ".n");
+    const int64_t k = r.integer(r.need(s, path, "k"), path + ".k");
+    r.string(r.need(s, path, "model"), path + ".model");
+    r.string(r.need(s, path, "projection"), path + ".projection");
+    const std::vector<int64_t> ms = r.has(s, "m") ? r.integers(s["m"], path + ".m") : default_m;
+    for (DType dtype : dtypes)
+      for (int64_t m : ms)
+        for (Fp8Recipe recipe : recipes) {
+          BenchCase c;
+          c.name = describe_name(s);
+          c.shape = fmt::format("a[{},{}] w[{},{}] {}", m, k, n, k, fp8_recipe_name(recipe));
+          c.dtype = dtype;
+          c.params = Fp8LinearCase{m, n, k, recipe, out};
+          suite.cases.push_back(std::move(c));
+        }
+  }
+}
 
 // Scale tensors of a scaled_mm recipe, in a's and b's orientation (see ops.h).
 Shape scale_a_shape(const Fp8LinearCase& f) {
@@ -28,9 +66,14 @@ Shape scale_b_shape(const Fp8LinearCase& f) {
 
 }  // namespace
 
+void to_json(nlohmann::ordered_json& j, const Fp8LinearCase& c) {
+  j = {{"m", c.m}, {"n", c.n}, {"k", c.k}, {"recipe", fp8_recipe_name(c.recipe)}, {"out_dtype", dtype_name(c.out_dtype)}};
+}
+
 FOURFOLD_OP_CASES(scaled_mm) {
   return {
       .op = "scaled_mm",
+      .suite = {"scaled_mm", parse_fp8},
       .call = [](const BenchCase& c, const BenchInputs& in) -> BenchCall {
         // FP8 operands stay FP8 for the oracle: only the output widens.
         const Fp8LinearCase& f = case_params<Fp8LinearCase>(c);

@@ -1,12 +1,50 @@
-// softmax over the last of [rows, cols] from the softmax suite (check/suites.h, SoftmaxCase).
+// softmax over the last of [rows, cols] from the softmax suite (read here; softmax_params.h).
 #include "check/op_cases/op_case.h"
+#include "check/suite_reader.h"
 #include "fourfold/ops.h"
 
 namespace fourfold {
+namespace {
+
+void parse_softmax(const SuiteReader& r, const nlohmann::json& j, Suite& suite, const std::vector<DType>& dtypes) {
+  r.only_keys(j, "", {"suite", "op", "description", "generated_by", "dtypes", "rows", "dim", "vocabularies"});
+  const std::vector<int64_t> rows = r.integers(r.need(j, "", "rows"), "rows");
+  const int dim = r.has(j, "dim") ? static_cast<int>(r.integer(j["dim"], "dim", -2)) : -1;
+  if (dim > 1) r.bad("dim", "-2, -1, 0 or 1 (inputs are [rows, vocab])", j["dim"]);
+  const nlohmann::json& vocabs = r.array(r.need(j, "", "vocabularies"), "vocabularies");
+  suite.entries = static_cast<int64_t>(vocabs.size());
+  for (size_t i = 0; i < vocabs.size(); ++i) {
+    const std::string path = SuiteReader::at("vocabularies", i);
+    const nlohmann::json& v = vocabs[i];
+    r.only_keys(v, path, {"size", "models"});
+    const int64_t cols = r.integer(r.need(v, path, "size"), path + ".size");
+    std::vector<std::string> models;
+    if (r.has(v, "models")) {
+      const nlohmann::json& list = r.array(v["models"], path + ".models", false);
+      for (size_t m = 0; m < list.size(); ++m) models.push_back(r.string(list[m], SuiteReader::at(path + ".models", m)));
+    }
+    for (DType dtype : dtypes)
+      for (int64_t n_rows : rows) {
+        BenchCase c;
+        c.name = models.empty() ? fmt::format("vocab {}", cols) : fmt::format("vocab {} ({})", cols, fmt::join(models, ", "));
+        c.shape = fmt::format("x[{},{}] dim {}", n_rows, cols, dim);
+        c.dtype = dtype;
+        c.params = SoftmaxCase{n_rows, cols, dim};
+        suite.cases.push_back(std::move(c));
+      }
+  }
+}
+
+}  // namespace
+
+void to_json(nlohmann::ordered_json& j, const SoftmaxCase& c) {
+  j = {{"rows", c.rows}, {"cols", c.cols}, {"dim", c.dim}};
+}
 
 FOURFOLD_OP_CASES(softmax) {
   return {
       .op = "softmax",
+      .suite = {"softmax", parse_softmax},
       .call = [](const BenchCase& c, const BenchInputs& in) -> BenchCall {
         const SoftmaxCase& sm = case_params<SoftmaxCase>(c);
         Tensor x = in({sm.rows, sm.cols}, 0, 8.0);

@@ -1,7 +1,7 @@
 // The generated test of every tier: each op's correctness cases (OpCases::sweep, the one list `fourfold sweep` runs on
 // the reference tier) run again on the generic and dedicated tiers at every ISA level this host runs, with one and
-// two threads, in f32 and bf16, and each output is held to the reference tier's on the same inputs: within the op's
-// ULP bound (check's verdict, src/check/op_cases/op_case.h) for bf16, within a few f32 roundings for f32. A new op's
+// two threads, in f32, bf16 and f16, and each output is held to the reference tier's on the same inputs: within the
+// op's ULP bound (check's verdict, src/check/op_cases/op_case.h) for bf16 and f16, within a few f32 roundings for f32. A new op's
 // cases join by being written; a level the CI host runs but never picks is still judged. A case may fall back to
 // a slower tier: EveryTierSweep.CountsWhatFallsBack prints how many combinations did, and holds the decoder's
 // ops to their dedicated kernels at every level; the family tests in tests/backends/ hold the rest of coverage.
@@ -32,7 +32,7 @@ std::vector<SweepParam> all_cases() {
   std::vector<SweepParam> params;
   for (const OpCases& e : all_op_cases())
     for (size_t i = 0; i < e.sweep.size(); ++i)
-      for (DType dt : {DType::f32, DType::bf16}) params.push_back({&e, i, dt});
+      for (DType dt : {DType::f32, DType::bf16, DType::f16}) params.push_back({&e, i, dt});
   return params;
 }
 
@@ -89,7 +89,7 @@ TEST(EveryTierSweep, CountsWhatFallsBack) {
   set_num_threads(1);
   for (const OpCases& e : all_op_cases())
     for (const SweepCase& c : e.sweep)
-      for (DType dtype : {DType::f32, DType::bf16})
+      for (DType dtype : {DType::f32, DType::bf16, DType::f16})
         for (cpu::Isa isa : cpu::host_isas()) {
           cpu::ScopedIsa level(isa);
           for (Tier tier : {Tier::generic, Tier::dedicated}) {

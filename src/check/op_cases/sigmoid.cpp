@@ -17,7 +17,11 @@ FOURFOLD_OP_CASES(sigmoid) {
         const double e = row_elements(case_params<RowOpCase>(c)), s = element_size(c);
         return OpCost{e * s, e * s, 0.0};
       },
-      .sweep = {{"x[3,257]", [](SweepInputs& in) { return sigmoid(in.randn({3, 257}, 4.0)); }}},
+      .sweep = {{"x[3,257]", [](SweepInputs& in) { return sigmoid(in.randn({3, 257}, 4.0)); }},
+                {"x[5] (shorter than a vector)", [](SweepInputs& in) { return sigmoid(in.randn({5}, 6.0)); }},
+                {"x[2,70000] (past a thread's block)", [](SweepInputs& in) {
+                   return sigmoid(in.randn({2, 70000}, 6.0));
+                 }}},
   };
 }
 

@@ -22,6 +22,12 @@ FOURFOLD_OP_CASES(silu_mul) {
                  }},
                 {"gate/up[1,5] (shorter than a vector)", [](SweepInputs& in) {
                    return silu_mul(in.randn({1, 5}, 4.0), in.randn({1, 5}));
+                 }},
+                {"gate/up[17] (a vector and a tail)", [](SweepInputs& in) {
+                   return silu_mul(in.randn({17}, 4.0), in.randn({17}));
+                 }},
+                {"gate/up[40000] (past a thread's block)", [](SweepInputs& in) {
+                   return silu_mul(in.randn({40000}, 4.0), in.randn({40000}));
                  }}},
   };
 }

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import torch
 
-from . import end_to_end, op_calls, vae_workload
+from . import end_to_end, op_calls, op_cases, vae_workload
 from .error_metrics import compare_to_reference
 from .memory import measure_memory, pad_memory_workload
 from .op_cost import op_cost, rotation_copies, rotation_seed, selected_cases
@@ -60,14 +60,14 @@ def run_rows(cases, o, device, roof, say):
     for index, c in enumerate(cases, 1):
         say(f"[{index}/{len(cases)}] {c.op} {c.name} {c.shape} {c.dtype}")
         try:
-            fn, args, variant = op_calls.build_call(c, o.seed, device, kernels=o.kernels)
+            fn, args, variant = op_cases.build_call(c, o.seed, device, kernels=o.kernels)
         except op_calls.Unsupported as e:
             skips.append(Skip(c.suite, c.op, c.row_shape, c.dtype, str(e)))
             continue
         run = _compiled(fn) if o.compile else fn
         cost = op_cost(c)
         copies = rotation_copies(cost, o.rotate_bytes, 64)
-        sets = [args] + [op_calls.build_call(c, rotation_seed(o.seed, i), device, kernels=o.kernels)[1] for i in range(1, copies)]
+        sets = [args] + [op_cases.build_call(c, rotation_seed(o.seed, i), device, kernels=o.kernels)[1] for i in range(1, copies)]
         try:
             out = _first(run(*args))   # also compiles, before any timing
             synchronize(device)
@@ -85,7 +85,7 @@ def run_rows(cases, o, device, roof, say):
         op_rows.append(op_time_row(c.suite, c.op, c.row_shape, c.dtype, variant + (" (compiled)" if o.compile else ""),
                                    1, calls, copies, samples, median, percentile(samples, 10), percentile(samples, 90),
                                    cost.bytes, cost.flops, 100.0 * floor_us(cost, roof) / median))
-        ofn, oargs, _ = op_calls.build_call(c, o.seed, device, oracle=True)
+        ofn, oargs, _ = op_cases.build_call(c, o.seed, device, oracle=True)
         oracle = _first(ofn(*oargs))
         correct_rows.append(correctness_row(c.op, c.row_shape, c.dtype, compare_to_reference(out, oracle)))
         if device.type == "cuda":

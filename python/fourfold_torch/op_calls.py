@@ -1,11 +1,8 @@
 """Each suite case as the PyTorch call a user would make, on the same seeded inputs as fourfold
 (src/check/op_bench.cpp make_bench_call), and its float64 oracle on the CPU.
 
-Each op's call is in its module in op_cases; this file makes the inputs they share.
-build_call(case, seed, device) returns (fn, args, variant): fn(*args) runs the op once and returns its output
-(or a tuple whose first element is the output checked); fn takes its tensors as arguments so that
-torch.compile compiles it once for every rotated input set.
-A case this PyTorch build has no op or recipe for raises Unsupported with the reason: a counted skip.
+Each op's call is in its module in op_cases (op_cases.build_call picks it); this file makes the inputs they
+share. A case this PyTorch build has no op or recipe for raises Unsupported with the reason: a counted skip.
 """
 
 import math
@@ -13,7 +10,6 @@ import math
 import numpy as np
 import torch
 
-from . import op_cases
 from .counter_rng import bench_values_f32, uniform_f64
 
 TORCH_DTYPES = {"float32": torch.float32, "float16": torch.float16, "bfloat16": torch.bfloat16,
@@ -64,21 +60,3 @@ def grads(f, inputs, grad):
     """What autograd gives the inputs of f for grad_out `grad` (the backward ops' PyTorch form)."""
     inputs = tuple(t.detach().requires_grad_() for t in inputs)
     return torch.autograd.grad(f(*inputs), inputs, grad)
-
-
-def build_call(case, seed, device="cpu", oracle=False, kernels="torch"):
-    """The case's call on its inputs made from `seed`; oracle=True: the same values widened to float64 on the
-    CPU (FP8 operands stay FP8, as in fourfold), and a plain float64 formula where PyTorch's op has none.
-    kernels="fourfold": the case module's fourfold_call (torch.ops.fourfold) where it has one, else its PyTorch
-    call with the variant saying so, as optimize() leaves what it does not cover on PyTorch."""
-    if case.dtype not in TORCH_DTYPES:
-        raise Unsupported(f"dtype {case.dtype} has no torch dtype here")
-    module = op_cases.module(case.case_op)
-    maker = Maker(case.dtype, seed, device, oracle)
-    if kernels == "fourfold" and not oracle:
-        fourfold_call = getattr(module, "fourfold_call", None)
-        if fourfold_call is not None:
-            return fourfold_call(case, maker)
-        fn, args, variant = module.call(case, maker)
-        return fn, args, variant + " (PyTorch: no fourfold op)"
-    return module.call(case, maker)

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 from conftest import REPO, TRANSFORMERS
-from fourfold_torch import op_calls
+from fourfold_torch import op_cases
 from fourfold_torch.suites import load_suite
 from torch_ops_support import psnr_db, require_extension
 
@@ -45,7 +45,7 @@ def test_weight_only_fp8_rows_run_on_scaled_linear_against_a_float64_oracle():
     fp8 = [c for c in cases if (c.p.get("weight_dtype") or "").startswith("float8")][:3]
     assert fp8
     for c in fp8:
-        fn, args, variant = op_calls.build_call(c, 0, kernels="fourfold")
+        fn, args, variant = op_cases.build_call(c, 0, kernels="fourfold")
         assert variant == "fourfold.scaled_linear"
-        ofn, oargs, _ = op_calls.build_call(c, 0, oracle=True)
+        ofn, oargs, _ = op_cases.build_call(c, 0, oracle=True)
         assert psnr_db(fn(*args), ofn(*oargs)) > (120 if c.dtype == "float32" else 40)

@@ -28,3 +28,47 @@ def test_every_module_gives_what_the_driver_asks():
         assert callable(getattr(m, "call", None)), name
         for gone in ("read", "shape", "cost", "FIELDS", "SUITE"):
             assert not hasattr(m, gone), f"{name}.{gone}: fourfold reads the suites and counts the cost (suite_rows.json)"
+
+
+def _imports_of_the_driver():
+    """{module: the driver's modules it imports}, packages as their __init__, read from the sources."""
+    import ast
+    root = os.path.join(REPO, "python", "fourfold_torch")
+    graph = {}
+    for path in glob.glob(os.path.join(root, "**", "*.py"), recursive=True):
+        rel = os.path.relpath(path, root)[:-3].replace(os.sep, ".")
+        name = rel[: -len(".__init__")] if rel.endswith("__init__") else rel
+        package = name if rel.endswith("__init__") else name.rpartition(".")[0]
+        targets = set()
+        for node in ast.walk(ast.parse(open(path, encoding="utf-8").read())):
+            if isinstance(node, ast.ImportFrom) and node.level > 0:
+                base = package.split(".") if package else []
+                base = base[: len(base) - (node.level - 1)] if node.level > 1 else base
+                mod = ".".join(base + ([node.module] if node.module else []))
+                targets |= {f"{mod}.{a.name}".lstrip(".") if not node.module else mod for a in node.names}
+        graph[name or "__init__"] = {t for t in targets if t and t != name}
+    # op_cases loads every module of its own (importlib): the package draws on each of them.
+    graph["op_cases"] |= {m for m in graph if m.startswith("op_cases.")}
+    return graph
+
+
+def test_the_driver_draws_one_way():
+    """No import cycle among the driver's modules (the case modules use op_calls and suites; op_cases.build_call
+    is where the driver reaches them), so each layer can be read without the ones above it."""
+    graph = _imports_of_the_driver()
+    assert {"op_calls", "suites"} <= graph["op_cases.linear"] and "op_cases.linear" in graph["op_cases"]
+    state = {}
+
+    def visit(node, path):
+        if state.get(node) == "open":
+            raise AssertionError("import cycle: " + " -> ".join(path[path.index(node):] + [node]))
+        if state.get(node) == "done":
+            return
+        state[node] = "open"
+        for nxt in graph.get(node, ()):
+            if nxt in graph:
+                visit(nxt, path + [node])
+        state[node] = "done"
+
+    for node in sorted(graph):
+        visit(node, [])

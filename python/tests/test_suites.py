@@ -8,7 +8,7 @@ import os
 import pytest
 
 from conftest import REPO
-from fourfold_torch import op_calls, op_cases
+from fourfold_torch import op_cases
 from fourfold_torch.error_metrics import compare_to_reference
 from fourfold_torch.op_cost import case_work, op_cost
 from fourfold_torch.suites import SuiteError, default_rows_path, list_suites, load_suite, read_rows
@@ -69,8 +69,8 @@ def test_every_row_op_and_conv_runs_against_its_oracle(fourfold, tmp_path):
     rows = suites["small-row-ops"]
     assert {c.case_op for c in rows} == set(op_cases.modules()) - OWN_FORMATS
     for c in rows + conv:
-        fn, args, _ = op_calls.build_call(c, 0, torch.device("cpu"))
-        ofn, oargs, _ = op_calls.build_call(c, 0, torch.device("cpu"), oracle=True)
+        fn, args, _ = op_cases.build_call(c, 0, torch.device("cpu"))
+        ofn, oargs, _ = op_cases.build_call(c, 0, torch.device("cpu"), oracle=True)
         got, want = fn(*args), ofn(*oargs)
         got, want = (got[0], want[0]) if isinstance(got, tuple) else (got, want)
         if got.dtype == torch.int64:

@@ -32,14 +32,6 @@ inline vf load_x_tail(const float* x, int64_t k, int64_t count) {
   return v;
 }
 
-// The lanes summed pairwise (halves folded), in a fixed order.
-inline float lane_sum(vf v) {
-  float a[kLanes];
-  std::memcpy(a, &v, sizeof a);
-  for (int width = kLanes / 2; width > 0; width /= 2)
-    for (int j = 0; j < width; ++j) a[j] += a[j + width];
-  return a[0];
-}
 
 float epilogue_load(const void* p, RowType type, int64_t i) {
   switch (type) {

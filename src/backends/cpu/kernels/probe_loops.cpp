@@ -10,7 +10,7 @@
 #endif
 
 #include "backends/cpu/kernels/amx_tile_config.h"
-#include "backends/cpu/kernels/vec.h"   // kLanes, vf, splat, load
+#include "backends/cpu/kernels/vec.h"   // kLanes, vf, splat, load, lane_sum
 
 namespace fourfold::cpu::FOURFOLD_ISA_NAMESPACE {
 namespace {
@@ -23,12 +23,6 @@ constexpr int kPrefetchBytes = 1024;
 constexpr int64_t kLine = 64;
 constexpr int64_t kStep = 4 * kLanes;   // floats per unrolled step: four vectors
 constexpr int64_t kVecBytes = kLanes * 4;
-
-float sum_lanes(vf v) {
-  float s = 0;
-  for (int j = 0; j < kLanes; ++j) s += v[j];
-  return s;
-}
 
 void prefetch_step(const float* p) {
   const char* c = reinterpret_cast<const char*>(p) + kPrefetchBytes;
@@ -64,7 +58,7 @@ float read_stream(const float* p, int64_t n) {
     s2 += load<RowType::f32>(p, i + 2 * kLanes);
     s3 += load<RowType::f32>(p, i + 3 * kLanes);
   }
-  float s = sum_lanes((s0 + s1) + (s2 + s3));
+  float s = lane_sum((s0 + s1) + (s2 + s3));
   for (; i < n; ++i) s += p[i];
   return s;
 }
@@ -114,7 +108,7 @@ float fma_chains(int64_t iters, int64_t* flops_per_iter) {
   }
   vf s = acc[0];
   for (int j = 1; j < kChains; ++j) s += acc[j];
-  return sum_lanes(s);
+  return lane_sum(s);
 }
 
 #if defined(__AVX512BF16__)
@@ -133,7 +127,7 @@ float bf16_dot(int64_t iters, int64_t* flops_per_iter) {
   }
   vf s = (vf)acc[0];
   for (int j = 1; j < kChains; ++j) s += (vf)acc[j];
-  return sum_lanes(s);
+  return lane_sum(s);
 }
 #endif
 

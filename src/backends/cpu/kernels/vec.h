@@ -35,6 +35,15 @@ constexpr float kInf = std::numeric_limits<float>::infinity();
 
 inline vf splat(float v) { return vf{} + v; }
 
+// The lanes summed pairwise (halves folded), in a fixed order.
+inline float lane_sum(vf v) {
+  float a[kLanes];
+  std::memcpy(a, &v, sizeof a);
+  for (int width = kLanes / 2; width > 0; width /= 2)
+    for (int j = 0; j < width; ++j) a[j] += a[j + width];
+  return a[0];
+}
+
 // exp(x) for every lane. Range reduction x = n ln2 + r, |r| <= ln2 / 2, with ln2 split in two so that n ln2_hi
 // is exact (ln2_hi has 9 significant bits, |n| <= 150); exp(r) by its degree-7 Taylor polynomial (truncation
 // below 6e-9 relative, ~0.05 ulp) in Horner form; 2^n applied as two factors 2^(n/2) so that results down to the

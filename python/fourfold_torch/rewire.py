@@ -58,6 +58,8 @@ def optimize(model, ops=None, weights="keep", kernels="probe"):
                 if op == "linear":
                     module.fourfold_linear_choice = (speed_probe.probe_linear(module, probed) if kernels == "probe"
                                                      else speed_probe.fixed_choice(module, fourfold=True))
+                if op == "gated_delta_rule":
+                    hybrid.conv_taps(module)   # made here, so that a compiled forward finds them made
                 break
     if weights == "copy":
         _weights_to_huge_pages(model, {name for name, _ in done})

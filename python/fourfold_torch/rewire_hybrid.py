@@ -61,7 +61,7 @@ def gated_delta_net_forward(self, hidden_states, cache_params=None, attention_ma
     b = self.in_proj_b(hidden_states)
     a = self.in_proj_a(hidden_states)
 
-    weight = _conv_taps(self)
+    weight = conv_taps(self)
     if conv_state is not None:
         mixed = torch.ops.fourfold.causal_conv1d(qkv, weight, self.conv1d.bias, conv_state[..., 1:], True)
     else:
@@ -95,10 +95,15 @@ def router_always_normalizes(router):
     return _hybrid_family(router) and type(router).__name__.endswith("TopKRouter")
 
 
-def _conv_taps(self):
+def conv_taps(self):
     """The conv weight [C, 1, K] as the view [C, K] of an f32 [K, C], the layout the op reads in place (any other
     is converted on every call): made once, and again if the weight changes."""
     w = self.conv1d.weight
+    if torch.compiler.is_compiling():
+        # data_ptr has no meaning in a traced graph: the taps made by the last eager call (optimize makes them),
+        # or the same layout made in the graph
+        taps = getattr(self, "_fourfold_taps", None)
+        return taps if taps is not None else w.detach().squeeze(1).t().float().contiguous().t()
     key = (w.data_ptr(), w._version, w.dtype)
     if getattr(self, "_fourfold_taps_key", None) != key:
         self._fourfold_taps = w.detach().squeeze(1).t().float().contiguous().t()

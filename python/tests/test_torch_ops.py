@@ -190,6 +190,19 @@ def test_bad_arguments_raise_naming_the_op_and_argument():
         ops.scaled_dot_product_attention(rand(1, 1, 1, 4), rand(1, 1, 2, 4), rand(1, 1, 2, 4), None, "upper", None, False)
     with pytest.raises(ValueError, match=r"moe_route.*'top_k_index'.*\[0, 4\)"):
         ops.moe_route(torch.tensor([[7]]), torch.ones(1, 1), 4)
+    # The hybrids' in-place states: a wrong shape or dtype is refused by name, never written past.
+    channels_last = rand(1, 7, 16).transpose(1, 2)
+    with pytest.raises(ValueError, match=r"causal_conv1d.*'conv_state'.*\[1, 16, 3\].*found shape \[1, 16, 2\]"):
+        ops.causal_conv1d(channels_last, rand(16, 4), None, rand(1, 2, 16).transpose(1, 2), True)
+    with pytest.raises(TypeError, match=r"causal_conv1d.*'conv_state'.*float64"):
+        ops.causal_conv1d(channels_last, rand(16, 4), None, rand(1, 3, 16).double().transpose(1, 2), True)
+    q, v, g = rand(1, 5, 2, 16), rand(1, 5, 4, 16), rand(1, 5, 4)
+    with pytest.raises(ValueError, match=r"gated_delta_rule.*'state'.*\[1, 4, 16, 16\].*found shape \[1, 4, 16, 8\]"):
+        ops.gated_delta_rule(q, q, v, g, g, rand(1, 4, 16, 8), rand(4), rand(4), "auto", None, True, 64)
+    with pytest.raises(TypeError, match=r"gated_delta_rule.*'state'.*bfloat16"):
+        ops.gated_delta_rule(q, q, v, g, g, rand(1, 4, 16, 16).bfloat16(), rand(4), rand(4), "auto", None, True, 64)
+    with pytest.raises(ValueError, match=r"gated_delta_rule.*'order'.*found \"sideways\""):
+        ops.gated_delta_rule(q, q, v, g, g, None, rand(4), rand(4), "sideways", None, True, 64)
     if torch.cuda.is_available():
         with pytest.raises((ValueError, NotImplementedError, RuntimeError)):
             ops.linear(x.cuda(), w.cuda(), None)

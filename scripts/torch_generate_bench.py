@@ -3,8 +3,8 @@ prefill tokens/s (a generate of one token on the prompt), decode tokens/s (the e
 where a step's time goes with the fourfold ops (their own time against the whole step: the rest is Python,
 transformers and dispatch). Both models share the same weight tensors. With --compile, each also runs under
 torch.compile (the model's forward, dynamic shapes: the article's setting), the time of its first generate
-calls (compilation) on its own line. The peak RSS printed is the process's, over every configuration: run one
-configuration per process (--configs) for each one's own.
+calls (compilation) on its own line. Peak RSS: per configuration, the process's peak while its rounds ran (reset
+before each, Linux's clear_refs; the weights the configurations share count in each), and the process's over all.
 
   build/pyenv/bin/python scripts/torch_generate_bench.py --model DIR [--threads 2] [--prompt 128] [--new 32]
       [--compile] [--configs transformers,optimize,...] [--kernels probe|fourfold] [--fourfold build/release/fourfold]
@@ -19,6 +19,24 @@ import subprocess
 import time
 
 import torch
+
+
+def reset_peak_rss():
+    """Linux: the process's peak RSS (VmHWM) starts again from its current RSS (proc(5), clear_refs)."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def peak_rss_gib():
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 2**20
+    return float("nan")
 
 
 def timed_generate(model, ids, new):
@@ -98,9 +116,13 @@ def main():
             timed_generate(model, ids, 1)
             timed_generate(model, ids, 3)
             warmup[name] = time.perf_counter() - start
+        peaks = {name: 0.0 for name in models}
         for r in range(a.rounds):
             for name, model in models.items():
+                resettable = reset_peak_rss()
                 results[name].append(measure(model, ids, a.new))
+                if resettable:
+                    peaks[name] = max(peaks[name], peak_rss_gib())
                 pf, dc = results[name][-1]
                 print(f"round {r + 1} {name:21s} prefill {pf:8.1f} tok/s  decode {dc:6.2f} tok/s", flush=True)
             if a.fourfold:
@@ -117,6 +139,8 @@ def main():
     for name, seconds in warmup.items():
         print(f"{name:21s} first generate calls (prompt, then 3 tokens): {seconds:.1f} s"
               + (" (the compilation)" if name.endswith("+compile") else ""))
+    for name, peak in peaks.items():
+        print(f"{name:21s} peak RSS while it ran: {peak:.2f} GiB (the shared weights included)")
     print(f"peak RSS of the process (every configuration above): "
           f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20:.2f} GiB")
     print(f"optimize decode step (short context): {step:.1f} ms, of which fourfold ops {ops:.1f} ms; "

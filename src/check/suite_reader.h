@@ -56,4 +56,22 @@ void for_each_case(const SuiteReader& r, const nlohmann::json& j, Suite& suite, 
   for (size_t i = 0; i < cases.size(); ++i) fn(SuiteReader::at("cases", i), cases[i]);
 }
 
+// The weight shapes of the linear and fp8 suites: for each entry of "shapes", its n, k and name (its model and
+// projection), then fn(path, entry, n, k, name); `own_key` is the one key the format adds to an entry.
+template <class Fn>
+void for_each_weight_shape(const SuiteReader& r, const nlohmann::json& j, Suite& suite, const char* own_key, Fn&& fn) {
+  const nlohmann::json& shapes = r.array(r.need(j, "", "shapes"), "shapes");
+  suite.entries = static_cast<int64_t>(shapes.size());
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const std::string path = SuiteReader::at("shapes", i);
+    const nlohmann::json& s = shapes[i];
+    r.only_keys(s, path, {"n", "k", "model", "projection", own_key});
+    const int64_t n = r.integer(r.need(s, path, "n"), path + ".n");
+    const int64_t k = r.integer(r.need(s, path, "k"), path + ".k");
+    r.string(r.need(s, path, "model"), path + ".model");
+    r.string(r.need(s, path, "projection"), path + ".projection");
+    fn(path, s, n, k, describe_name(s));
+  }
+}
+
 }  // namespace fourfold

@@ -43,22 +43,14 @@ void parse_linear(const SuiteReader& r, const nlohmann::json& j, Suite& suite, c
     }
   }
   if (r.has(j, "models")) r.object(j["models"], "models");
-  const nlohmann::json& shapes = r.array(r.need(j, "", "shapes"), "shapes");
-  suite.entries = static_cast<int64_t>(shapes.size());
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    const std::string path = SuiteReader::at("shapes", i);
-    const nlohmann::json& s = shapes[i];
-    r.only_keys(s, path, {"n", "k", "model", "projection", "also"});
-    const int64_t n = r.integer(r.need(s, path, "n"), path + ".n");
-    const int64_t k = r.integer(r.need(s, path, "k"), path + ".k");
-    r.string(r.need(s, path, "model"), path + ".model");
-    r.string(r.need(s, path, "projection"), path + ".projection");
+  for_each_weight_shape(r, j, suite, "also", [&](const std::string& path, const nlohmann::json& s, int64_t n, int64_t k,
+                                                  const std::string& name) {
     if (r.has(s, "also")) r.array(s["also"], path + ".also", false);
     for (DType dtype : dtypes)
       for (int64_t m : ms)
         for (bool bias : biases) {
           BenchCase c;
-          c.name = describe_name(s);
+          c.name = name;
           c.shape = fmt::format("x[{},{}] w[{},{}]{}", m, k, n, k, bias ? " +bias" : "");
           c.dtype = dtype;
           c.params = LinearCase{m, n, k, bias};
@@ -67,14 +59,14 @@ void parse_linear(const SuiteReader& r, const nlohmann::json& j, Suite& suite, c
     for (const WeightOnly& w : weight_only)
       for (int64_t m : w.ms) {
         BenchCase c;
-        c.name = describe_name(s);
+        c.name = name;
         c.shape = fmt::format("x[{},{}] w[{},{}] {}{}", m, k, n, k, dtype_name(w.weight),
                               is_fp8(w.weight) || is_fp4(w.weight) ? " " + std::string(fp8_recipe_name(w.recipe)) : std::string());
         c.dtype = w.x;
         c.params = LinearCase{m, n, k, false, w.weight, w.recipe};
         suite.cases.push_back(std::move(c));
       }
-  }
+  });
 }
 
 // scaled_linear's weight scale for an fp8 weight [n, k]: [1] tensorwise, [n, 1] rowwise, [n/128, k/128] blocks;

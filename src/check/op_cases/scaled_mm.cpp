@@ -20,28 +20,20 @@ void parse_fp8(const SuiteReader& r, const nlohmann::json& j, Suite& suite, cons
                                           {{"tensorwise", Fp8Recipe::tensorwise}, {"rowwise", Fp8Recipe::rowwise},
                                            {"block_128x128", Fp8Recipe::block_128x128}}));
   const std::vector<int64_t> default_m = r.integers(r.need(j, "", "m"), "m");
-  const nlohmann::json& shapes = r.array(r.need(j, "", "shapes"), "shapes");
-  suite.entries = static_cast<int64_t>(shapes.size());
-  for (size_t i = 0; i < shapes.size(); ++i) {
-    const std::string path = SuiteReader::at("shapes", i);
-    const nlohmann::json& s = shapes[i];
-    r.only_keys(s, path, {"n", "k", "model", "projection", "m"});
-    const int64_t n = r.integer(r.need(s, path, "n"), path + ".n");
-    const int64_t k = r.integer(r.need(s, path, "k"), path + ".k");
-    r.string(r.need(s, path, "model"), path + ".model");
-    r.string(r.need(s, path, "projection"), path + ".projection");
+  for_each_weight_shape(r, j, suite, "m", [&](const std::string& path, const nlohmann::json& s, int64_t n, int64_t k,
+                                             const std::string& name) {
     const std::vector<int64_t> ms = r.has(s, "m") ? r.integers(s["m"], path + ".m") : default_m;
     for (DType dtype : dtypes)
       for (int64_t m : ms)
         for (Fp8Recipe recipe : recipes) {
           BenchCase c;
-          c.name = describe_name(s);
+          c.name = name;
           c.shape = fmt::format("a[{},{}] w[{},{}] {}", m, k, n, k, fp8_recipe_name(recipe));
           c.dtype = dtype;
           c.params = Fp8LinearCase{m, n, k, recipe, out};
           suite.cases.push_back(std::move(c));
         }
-  }
+  });
 }
 
 // Scale tensors of a scaled_mm recipe, in a's and b's orientation (see ops.h).

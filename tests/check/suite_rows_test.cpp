@@ -2,8 +2,10 @@
 // the shipped suites today, and each row carries the parameters its PyTorch call is built from.
 #include <fstream>
 #include <numeric>
+#include <set>
 #include <sstream>
 
+#include "check/op_cases/op_case.h"
 #include "check/records.h"
 #include "check/suite_rows.h"
 #include "check/suites.h"
@@ -76,6 +78,15 @@ TEST(SuiteRows, ARowOpRowNamesItsCaseFileAndTheOpItTimes) {
   EXPECT_EQ(row["params"]["rows"], 2);
   EXPECT_EQ(row["params"]["cols"], 64);
   EXPECT_EQ(row["dtype"], "bfloat16");
+}
+
+TEST(SuiteRows, EachSuiteFormatHasOneReader) {
+  std::set<std::string_view> formats = {"row_ops"};   // check/suites.cpp's own
+  for (const OpCases& e : all_op_cases())
+    if (e.suite.parse != nullptr) EXPECT_TRUE(formats.insert(e.suite.name).second) << e.suite.name << " read twice";
+  for (const char* shipped : {"linear", "softmax", "constant_pad_nd", "grouped_mm", "scaled_dot_product_attention",
+                              "scaled_mm", "conv"})
+    EXPECT_TRUE(formats.count(shipped)) << shipped;
 }
 
 }  // namespace

@@ -100,10 +100,9 @@ def conv_taps(self):
     is converted on every call): made once, and again if the weight changes."""
     w = self.conv1d.weight
     if torch.compiler.is_compiling():
-        # data_ptr has no meaning in a traced graph: the taps made by the last eager call (optimize makes them),
-        # or the same layout made in the graph
-        taps = getattr(self, "_fourfold_taps", None)
-        return taps if taps is not None else w.detach().squeeze(1).t().float().contiguous().t()
+        # data_ptr has no meaning in a traced graph: the taps of the last eager call (optimize, which installs this
+        # forward, makes them)
+        return self._fourfold_taps
     key = (w.data_ptr(), w._version, w.dtype)
     if getattr(self, "_fourfold_taps_key", None) != key:
         self._fourfold_taps = w.detach().squeeze(1).t().float().contiguous().t()

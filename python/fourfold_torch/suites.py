@@ -11,13 +11,9 @@ from dataclasses import dataclass, field
 
 from .op_cost import OpCost
 
-# dtype names: PyTorch spelling first (what records use), then fourfold's short name.
-DTYPES = {
-    "float32": ("f32", 4), "float16": ("f16", 2), "bfloat16": ("bf16", 2), "float8_e4m3fn": ("fp8", 1),
-    "float8_e5m2": ("e5m2", 1), "complex64": ("c64", 8), "int32": ("i32", 4), "int64": ("i64", 8),
-    "bool": ("bool", 1), "float64": ("f64", 8),
-    "uint8": ("u8", 1), "float4_e2m1fn_x2": ("fp4x2", 1), "float8_e8m0fnu": ("e8m0", 1),
-}
+# The dtype names a row may give (PyTorch's spelling, as fourfold's dtype_name writes them).
+DTYPES = ("float32", "float16", "bfloat16", "float8_e4m3fn", "float8_e5m2", "complex64", "int32", "int64", "bool",
+          "float64", "uint8", "float4_e2m1fn_x2", "float8_e8m0fnu")
 FP8 = ("float8_e4m3fn", "float8_e5m2")
 FP4 = ("float4_e2m1fn_x2",)
 ROWS_SCHEMA = "fourfold.records/1"
@@ -27,10 +23,6 @@ _ROW_KEYS = ("suite", "op", "case", "name", "shape", "dtype", "params", "bytes_r
 
 class SuiteError(ValueError):
     """A bad rows file or an unknown suite: names the file and the field, as fourfold's FormatError does."""
-
-
-def dtype_size(name):
-    return DTYPES[name][1]
 
 
 @dataclass
